@@ -1,0 +1,135 @@
+"""Compiling generated functions so that Python, ``inspect`` and MindSpore all see their source.
+
+Each generated unit is written to a real file in a per-process directory (MindSpore logs an
+ERROR for every function whose file does not exist) and registered in :mod:`linecache`.
+The file is named like ``<kwcell generated bprop mod.Net>`` and is deleted, and its
+``linecache`` entry dropped, when the class it belongs to is garbage-collected.
+
+Generated functions get their helpers through a closure (MindSpore's graph parser resolves
+globals through ``__module__`` but honours closures), so ``__module__`` stays the user's.
+"""
+
+from __future__ import annotations
+
+import ast
+import atexit
+import itertools
+import linecache
+import math
+import os
+import shutil
+import tempfile
+import textwrap
+import threading
+import types
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["compile_unit", "literal_source"]
+
+_lock = threading.Lock()
+_directory: str | None = None
+_counter = itertools.count(1)
+_LITERAL_TYPES = (bool, int, float, complex, str, bytes, type(None))
+
+
+def literal_source(value: Any) -> str | None:
+    """``repr(value)`` if it is a plain literal that ``ast.literal_eval`` gives back equal.
+
+    Anything else (NaN, infinities, Tensors, enums, objects whose ``repr`` is code) is passed
+    to generated functions by reference instead.
+    """
+    if isinstance(value, tuple):
+        parts = [literal_source(v) for v in value]
+        if any(p is None for p in parts):
+            return None
+        return "(" + "".join(f"{p}, " for p in parts) + ")"
+    if type(value) not in _LITERAL_TYPES:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, complex) and not (math.isfinite(value.real) and math.isfinite(value.imag)):
+        return None
+    text = repr(value)
+    try:
+        back = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if type(back) is not type(value) or repr(back) != text:
+        return None
+    return text
+
+
+def _generated_dir() -> str:
+    global _directory
+    with _lock:
+        if _directory is None:
+            _directory = tempfile.mkdtemp(prefix="kwcell-")
+            atexit.register(shutil.rmtree, _directory, True)
+        return _directory
+
+
+def _filename(kind: str, label: str) -> str:
+    base = f"<kwcell generated {kind} {label} #{next(_counter)}>"
+    if os.name == "nt":  # '<' and '>' are not allowed in Windows file names
+        base = base.replace("<", "(").replace(">", ")")
+    return os.path.join(_generated_dir(), base)
+
+
+def _release(path: str) -> None:
+    linecache.cache.pop(path, None)
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def compile_unit(
+    *,
+    kind: str,
+    label: str,
+    header: str,
+    body: str,
+    closure: Mapping[str, Any],
+    cells: Mapping[str, types.CellType] | None = None,
+    globals_: dict[str, Any],
+    defaults: Mapping[str, tuple[Any, ...] | dict[str, Any] | None] | None = None,
+    owner: object | None = None,
+) -> dict[str, types.FunctionType]:
+    """Compile the top-level ``def`` statements in ``body`` and return them by name.
+
+    ``closure`` values reach the functions as free variables; ``cells`` are existing closure
+    cells (the user's own, so that late binding behaves as in the original function).
+    ``defaults`` maps a function name to ``(__defaults__, __kwdefaults__)`` set after
+    compiling, so default values are the user's objects, not re-evaluated copies.
+    The source file is released when ``owner`` is garbage-collected.
+    """
+    factory_params = ", ".join([*closure, *(cells or {})])
+    source = (
+        f"# {header}\n"
+        f"def _kwcell_factory({factory_params}):\n"
+        f"{textwrap.indent(body, '    ')}\n"
+    )
+    path = _filename(kind, label)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(source)
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    if owner is not None:
+        weakref.finalize(owner, _release, path)
+    code = compile(source, path, "exec")
+    factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    all_cells: dict[str, types.CellType] = {k: types.CellType(v) for k, v in closure.items()}
+    all_cells.update(cells or {})
+    result: dict[str, types.FunctionType] = {}
+    for inner in factory.co_consts:
+        if not isinstance(inner, types.CodeType):
+            continue
+        fn = types.FunctionType(
+            inner, globals_, inner.co_name, None, tuple(all_cells[n] for n in inner.co_freevars)
+        )
+        spec = (defaults or {}).get(inner.co_name)
+        if spec is not None:
+            fn.__defaults__, fn.__kwdefaults__ = spec  # type: ignore[misc]
+        result[inner.co_name] = fn
+    return result

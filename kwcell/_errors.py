@@ -1,0 +1,17 @@
+"""Exception classes raised by kwcell."""
+
+from __future__ import annotations
+
+__all__ = ["GradcheckError", "KwCellDefinitionError"]
+
+
+class KwCellDefinitionError(TypeError):
+    """A ``KwCell`` subclass whose ``construct`` and ``bprop`` do not fit together.
+
+    Raised when the ``class`` statement runs, never later. The message names the class,
+    the method and the parameter, and shows the signature kwcell expected.
+    """
+
+
+class GradcheckError(AssertionError):
+    """A custom ``bprop`` disagrees with finite differences of ``construct``."""

@@ -1,0 +1,91 @@
+"""Helpers the generated ``bprop`` calls at run time.
+
+They are parsed by MindSpore's graph compiler in GRAPH_MODE and under ``@ms.jit``, so they
+use only constructs it accepts: ``isinstance`` on values whose type is known when compiling,
+tuples built by concatenation, loops over constant ranges, and ``raise`` under constant
+conditions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mindspore import Parameter, Tensor, ops
+
+__all__ = ["normalize"]
+
+
+def _zero(x: Any) -> Any:
+    if isinstance(x, Tensor):
+        return ops.zeros_like(x)
+    return 0
+
+
+def _fill(grad: Any, x: Any) -> Any:
+    if not isinstance(x, Tensor):
+        return 0
+    if grad is None:
+        return ops.zeros_like(x)
+    return grad
+
+
+def _from_sequence(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
+    if len(grads) != len(inputs):
+        raise ValueError(
+            where + " returned " + str(len(grads)) + " gradients, expected " + str(len(inputs))
+            + ", one per construct parameter in this order: (" + ", ".join(names)
+            + "); return a dict keyed by parameter name to give only some of them"
+        )
+    result = ()
+    for i in range(len(inputs)):
+        result = result + (_fill(grads[i], inputs[i]),)
+    return result
+
+
+def _from_dict(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
+    for key in grads:
+        if key not in names:
+            raise ValueError(
+                where + " returned a gradient for '" + str(key) + "', which is not a parameter "
+                "of construct; expected names: (" + ", ".join(names) + ")"
+            )
+    result = ()
+    for i in range(len(inputs)):
+        if names[i] in grads:
+            result = result + (_fill(grads[names[i]], inputs[i]),)
+        else:
+            result = result + (_zero(inputs[i]),)
+    return result
+
+
+def _inputs_part(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
+    if isinstance(grads, (tuple, list)):
+        return _from_sequence(grads, inputs, names, where)
+    if isinstance(grads, dict):
+        return _from_dict(grads, inputs, names, where)
+    if grads is None:
+        raise ValueError(
+            where + " returned None; return one gradient per construct parameter ("
+            + ", ".join(names) + "), a dict keyed by name, or a Tensor for the first one"
+        )
+    result = (_fill(grads, inputs[0]),)
+    for i in range(1, len(inputs)):
+        result = result + (_zero(inputs[i]),)
+    return result
+
+
+def split_parameter_keys(grads: dict[Any, Any]) -> tuple[dict[str, Any], dict[Any, Any]]:
+    """Split a PyNative dict return into input gradients (str keys) and weight gradients."""
+    by_name = {k: v for k, v in grads.items() if isinstance(k, str)}
+    weights = {k: v for k, v in grads.items() if isinstance(k, Parameter)}
+    return by_name, weights
+
+
+def normalize(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
+    """Turn any return form SPEC 2.3 allows into MindSpore's tuple, one entry per input.
+
+    ``(input_grads, {parameter: grad})``, MindSpore's PyNative weight form, keeps its weights.
+    """
+    if isinstance(grads, tuple) and len(grads) == 2 and isinstance(grads[1], dict):
+        return (_inputs_part(grads[0], inputs, names, where), grads[1])
+    return _inputs_part(grads, inputs, names, where)

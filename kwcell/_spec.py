@@ -1,0 +1,138 @@
+"""Signatures of ``construct`` and ``bprop`` as frozen, MindSpore-free data.
+
+Everything kwcell decides about a class is decided here, once, when the class statement
+runs: which parameters ``construct`` has, in which order, with which defaults, and how the
+parameters of ``bprop`` map onto them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["EMPTY", "BpropSpec", "CellSpec", "Param", "format_params", "signature_of"]
+
+EMPTY: Any = inspect.Parameter.empty
+
+POSITIONAL_ONLY = inspect.Parameter.POSITIONAL_ONLY
+POSITIONAL_OR_KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
+KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
+
+
+@dataclass(frozen=True)
+class Param:
+    """One named parameter of ``construct`` or ``bprop`` (never ``self``)."""
+
+    name: str
+    kind: inspect._ParameterKind
+    default: Any = EMPTY
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not EMPTY
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A method signature without its first (``self``) parameter."""
+
+    self_name: str | None
+    params: tuple[Param, ...]
+    var_positional: str | None
+    var_keyword: str | None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    def get(self, name: str) -> Param | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+
+@dataclass(frozen=True)
+class BpropSpec:
+    """How the user's ``bprop`` receives its arguments.
+
+    ``classic`` is MindSpore's own ``bprop(self, *args)`` form: inputs, then ``out``,
+    ``dout``, all positionally. Otherwise parameters are matched to ``construct`` by name.
+    """
+
+    signature: Signature
+    classic: bool
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    """Everything kwcell needs to know about one ``KwCell`` subclass."""
+
+    module: str
+    qualname: str
+    construct: Signature
+    bprop: BpropSpec | None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.construct.names
+
+
+def signature_of(fn: Callable[..., Any]) -> Signature:
+    """Read ``fn``'s signature, dropping its first parameter (``self``)."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    self_name: str | None = None
+    if params and params[0].kind in (POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD):
+        self_name = params.pop(0).name
+    named: list[Param] = []
+    var_positional: str | None = None
+    var_keyword: str | None = None
+    for p in params:
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            var_positional = p.name
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            var_keyword = p.name
+        else:
+            named.append(Param(p.name, p.kind, p.default))
+    return Signature(self_name, tuple(named), var_positional, var_keyword)
+
+
+def format_params(
+    params: tuple[Param, ...],
+    *,
+    extra_keyword_only: tuple[str, ...] = (),
+    var_positional: str | None = None,
+    var_keyword: str | None = None,
+) -> str:
+    """Render parameters as Python source, ``x, /, w=1.0, *, y=2.0``.
+
+    ``extra_keyword_only`` names (``out``, ``dout``) are appended after a ``*``.
+    """
+    parts: list[str] = []
+    seen_positional_only = False
+    star_written = False
+    for p in params:
+        if p.kind is POSITIONAL_ONLY:
+            seen_positional_only = True
+        elif seen_positional_only:
+            parts.append("/")
+            seen_positional_only = False
+        if p.kind is KEYWORD_ONLY and not star_written:
+            parts.append(f"*{var_positional}" if var_positional else "*")
+            star_written = True
+        parts.append(f"{p.name}={p.default!r}" if p.has_default else p.name)
+    if seen_positional_only:
+        parts.append("/")
+    if var_positional and not star_written:
+        parts.append(f"*{var_positional}")
+        star_written = True
+    if extra_keyword_only:
+        if not star_written:
+            parts.append("*")
+        parts.extend(extra_keyword_only)
+    if var_keyword:
+        parts.append(f"**{var_keyword}")
+    return ", ".join(parts)
