@@ -11,11 +11,12 @@ from typing import Any
 from mindspore import nn
 
 from . import _runtime
-from ._codegen import compile_unit, literal_source
+from ._binder import defaults_of, make_binder, signature_source
+from ._codegen import compile_unit
 from ._errors import KwCellDefinitionError
 from ._source import rewrite_bprop
-from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, Signature, format_params, signature_of
-from ._templates import BINDER, CORE, DISPATCHER, FORWARD_BPROP, HEADER
+from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, Signature, signature_of
+from ._templates import CORE, DISPATCHER, FORWARD_BPROP, HEADER
 from ._validate import validate
 
 __all__ = ["KwCellInfo", "KwCellMeta", "info_of"]
@@ -101,40 +102,6 @@ def _label(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _signature_text(construct: Signature) -> tuple[str, str, dict[str, Any]]:
-    """Source of the dispatcher's parameter list, lines that reference non-literal defaults,
-    and the closure that holds those defaults."""
-    closure: dict[str, Any] = {}
-    refs: list[str] = []
-    rendered = []
-    for p in construct.params:
-        if p.has_default and literal_source(p.default) is None:
-            ref = f"_kwcell_default_{p.name}"
-            closure[ref] = p.default
-            refs.append(f"    {ref}  # a closure cell, so MindSpore's graph parser finds it\n")
-            rendered.append(p.__class__(p.name, p.kind, _Ref(ref)))
-        else:
-            rendered.append(p)
-    text = format_params(tuple(rendered))
-    return ("self, " + text if text else "self"), "".join(refs), closure
-
-
-class _Ref:
-    """A default rendered by name in generated source (its value reaches the code by closure)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-def _defaults(construct: Signature) -> tuple[tuple[Any, ...] | None, dict[str, Any] | None]:
-    positional = tuple(p.default for p in construct.params if p.has_default and p.kind is not KEYWORD_ONLY)
-    keyword = {p.name: p.default for p in construct.params if p.has_default and p.kind is KEYWORD_ONLY}
-    return positional or None, keyword or None
-
-
 def _user_bprop_positional(
     cls: type, spec: CellSpec, bprop: Callable[..., Any], files: dict[str, str]
 ) -> Callable[..., Any]:
@@ -204,6 +171,10 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         body=CORE.format(
             self_args=", ".join(["self", *names]),
             owner_args=", ".join(["self._kwcell_owner", *names]),
+            construct_args=", ".join(
+                ["self._kwcell_owner"]
+                + [p.name if p.kind is not KEYWORD_ONLY else f"{p.name}={p.name}" for p in spec.construct.params]
+            ),
             args_tuple="".join(f"{n}, " for n in names),
             names=names,
             where=f"{cls.__qualname__}.bprop",
@@ -230,31 +201,24 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         },
     )
 
-    signature, default_refs, closure = _signature_text(spec.construct)
-    defaults = _defaults(spec.construct)
-    front = compile_unit(
+    signature, default_refs, closure = signature_source(spec.construct, with_self=True)
+    dispatcher = compile_unit(
         kind="dispatcher",
         label=label,
-        header=HEADER.format(
-            label=label, kind="dispatcher", mapping=f"construct{construct_sig(signature)} -> core({args})"
-        ),
-        body=DISPATCHER.format(signature=signature, default_refs=default_refs, args=args, qualname=cls.__qualname__)
-        + "\n\n"
-        + BINDER.format(
-            signature=signature,
-            default_refs=default_refs,
-            args_tuple="".join(f"{n}, " for n in names),
-            qualname=cls.__qualname__,
+        header=HEADER.format(label=label, kind="dispatcher", mapping=f"construct({signature}) -> core({args})"),
+        body=DISPATCHER.format(
+            signature=signature, default_refs=default_refs, args=args, qualname=cls.__qualname__
         ),
         closure=closure,
         globals_=module_globals,
-        defaults={"construct": defaults, "bind": defaults},
+        defaults={"construct": defaults_of(spec.construct)},
         owner=cls,
-    )
-    files["dispatcher"] = front["construct"].__code__.co_filename
-    dispatcher = front["construct"]
+    )["construct"]
+    files["dispatcher"] = dispatcher.__code__.co_filename
     dispatcher.__qualname__ = f"{cls.__qualname__}.construct"
-    front["bind"].__qualname__ = f"{cls.__qualname__}.construct"
+    bind = make_binder(
+        spec.construct, label=label, qualname=f"{cls.__qualname__}.construct", owner=cls, with_self=True
+    )
     return KwCellInfo(
         spec=spec,
         user_construct=construct,
@@ -262,13 +226,9 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         positional_bprop=positional,
         core_cls=core_cls,
         dispatcher=dispatcher,
-        bind=front["bind"],
+        bind=bind,
         files=files,
     )
-
-
-def construct_sig(signature: str) -> str:
-    return f"({signature})"
 
 
 class KwCellMeta(type):

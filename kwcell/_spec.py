@@ -80,12 +80,12 @@ class CellSpec:
         return self.construct.names
 
 
-def signature_of(fn: Callable[..., Any]) -> Signature:
-    """Read ``fn``'s signature, dropping its first parameter (``self``)."""
+def signature_of(fn: Callable[..., Any], *, has_self: bool = True) -> Signature:
+    """Read ``fn``'s signature, dropping its first parameter (``self``) if ``has_self``."""
     sig = inspect.signature(fn)
     params = list(sig.parameters.values())
     self_name: str | None = None
-    if params and params[0].kind in (POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD):
+    if has_self and params and params[0].kind in (POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD):
         self_name = params.pop(0).name
     named: list[Param] = []
     var_positional: str | None = None

@@ -29,7 +29,7 @@ def bind({signature}):
 CORE = '''\
 def construct({self_args}):
     """kwcell core of {qualname}: calls the user's construct with the owner as self."""
-    return _kwcell_user_construct({owner_args})
+    return _kwcell_user_construct({construct_args})
 
 
 def bprop({self_args}, out, dout):
