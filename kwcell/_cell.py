@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
 from mindspore import context, nn
 
 from ._meta import KwCellMeta, info_of
 
-__all__ = ["KwCell"]
+__all__ = ["HasConstruct", "KwCell"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_R_co = TypeVar("_R_co", covariant=True)
+
+
+class HasConstruct(Protocol[_P, _R_co]):
+    """A cell with a ``construct``: the self-type that gives ``KwCell.__call__`` its signature.
+
+    ``net(...)`` is checked against ``type(net).construct`` (without ``self``): parameter
+    names, order, kinds and types, and the call's type is construct's return type.
+    """
+
+    def construct(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
 
 
 class KwCell(nn.Cell, metaclass=KwCellMeta):
@@ -27,11 +41,23 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
             object.__setattr__(core, "_kwcell_owner", self)
             object.__setattr__(self, "_kwcell_core", core)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs and context._get_mode() == context.GRAPH_MODE:
-            info = info_of(type(self))
-            if info is not None:
-                # Python's own binding, with Python's own TypeError naming this class,
-                # before MindSpore starts compiling.
-                info.bind(self, *args, **kwargs)
-        return super().__call__(*args, **kwargs)
+    if TYPE_CHECKING:
+        # Static view: a call takes construct's signature and returns construct's type.
+        def __call__(self: HasConstruct[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
+
+    else:
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            _prebind(self, args, kwargs)
+            return super().__call__(*args, **kwargs)
+
+
+def _prebind(cell: KwCell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """In GRAPH_MODE, bind a keyword call with Python's own binding before MindSpore compiles.
+
+    A bad call then raises Python's own ``TypeError`` naming the cell's class.
+    """
+    if kwargs and context._get_mode() == context.GRAPH_MODE:
+        info = info_of(type(cell))
+        if info is not None:
+            info.bind(cell, *args, **kwargs)
