@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._errors import GradcheckError, KwCellDefinitionError
+from ._errors import GradcheckError, KwCellDefinitionError, KwCellWarning
 
 if TYPE_CHECKING:
     from ._cell import KwCell
@@ -22,6 +22,7 @@ __all__ = [
     "KwCell",
     "KwCellDefinitionError",
     "KwCellMeta",
+    "KwCellWarning",
     "grad",
     "value_and_grad",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["GradcheckError", "KwCellDefinitionError"]
+__all__ = ["GradcheckError", "KwCellDefinitionError", "KwCellWarning"]
 
 
 class KwCellDefinitionError(TypeError):
@@ -15,3 +15,11 @@ class KwCellDefinitionError(TypeError):
 
 class GradcheckError(AssertionError):
     """A custom ``bprop`` disagrees with finite differences of ``construct``."""
+
+
+class KwCellWarning(UserWarning):
+    """Something MindSpore would do silently that is probably not what the user meant.
+
+    For example: a ``KwCell`` with trainable parameters whose ``bprop`` gives them no
+    gradient (MindSpore uses zeros). Issued once per class.
+    """
