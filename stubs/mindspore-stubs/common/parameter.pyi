@@ -1,9 +1,8 @@
 from collections.abc import Iterable
 from typing import Any
 
-from typing_extensions import Self
-
 from mindspore.common.tensor import Tensor, _ArrayLike
+from typing_extensions import Self, disjoint_base
 
 class Parameter(Tensor):
     def __init__(
@@ -29,5 +28,7 @@ class Parameter(Tensor):
     def clone(self, init: Any = "same") -> Parameter: ...
     def set_data(self, data: Tensor | float | int | bool, slice_shape: bool = False) -> Self: ...
 
+@disjoint_base
 class ParameterTuple(tuple[Parameter, ...]):
     def __new__(cls, iterable: Iterable[Parameter]) -> Self: ...
+    def clone(self, prefix: str, init: Any = "same") -> ParameterTuple: ...

@@ -2,8 +2,15 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 class Dataset:
+    def __init__(
+        self, children: Any = None, num_parallel_workers: int | None = None, cache: Any = None
+    ) -> None: ...
     def batch(
-        self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None, **kwargs: Any
+        self,
+        batch_size: int,
+        drop_remainder: bool = False,
+        num_parallel_workers: int | None = None,
+        **kwargs: Any,
     ) -> Dataset: ...
     def create_dict_iterator(
         self, num_epochs: int = -1, output_numpy: bool = False, do_copy: bool = False

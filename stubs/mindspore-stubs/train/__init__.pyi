@@ -34,9 +34,14 @@ class Model:
         **kwargs: Any,
     ) -> None: ...
     def eval(
-        self, valid_dataset: Dataset, callbacks: Callback | list[Callback] | None = None, dataset_sink_mode: bool = False
+        self,
+        valid_dataset: Dataset,
+        callbacks: Callback | list[Callback] | None = None,
+        dataset_sink_mode: bool = False,
     ) -> dict[str, Any]: ...
-    def predict(self, *predict_data: Any, backend: str | None = None, config: dict[str, Any] | None = None) -> Any: ...
+    def predict(
+        self, *predict_data: Any, backend: str | None = None, config: dict[str, Any] | None = None
+    ) -> Any: ...
     def train(
         self,
         epoch: int,
