@@ -51,8 +51,8 @@ def literal_source(value: Any) -> str | None:
         return None
     if isinstance(value, complex) and not (math.isfinite(value.real) and math.isfinite(value.imag)):
         return None
-    text = repr(value)
     try:
+        text = repr(value)  # ValueError for an int longer than sys.get_int_max_str_digits()
         back = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EMPTY", "BpropSpec", "CellSpec", "Param", "format_params", "signature_of"]
+__all__ = ["EMPTY", "BpropSpec", "CellSpec", "Param", "format_params", "safe_repr", "signature_of"]
 
 EMPTY: Any = inspect.Parameter.empty
 
@@ -100,6 +100,14 @@ def signature_of(fn: Callable[..., Any], *, has_self: bool = True) -> Signature:
     return Signature(self_name, tuple(named), var_positional, var_keyword)
 
 
+def safe_repr(value: Any) -> str:
+    """``repr(value)`` for messages; a placeholder when ``repr`` raises (e.g. a 5,000-digit int)."""
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - any user __repr__ may raise; a message must still be built
+        return f"<{type(value).__qualname__} object>"
+
+
 def format_params(
     params: tuple[Param, ...],
     *,
@@ -123,7 +131,7 @@ def format_params(
         if p.kind is KEYWORD_ONLY and not star_written:
             parts.append(f"*{var_positional}" if var_positional else "*")
             star_written = True
-        parts.append(f"{p.name}={p.default!r}" if p.has_default else p.name)
+        parts.append(f"{p.name}={safe_repr(p.default)}" if p.has_default else p.name)
     if seen_positional_only:
         parts.append("/")
     if var_positional and not star_written:

@@ -6,7 +6,7 @@ import keyword
 from typing import Any
 
 from ._errors import KwCellDefinitionError
-from ._spec import CellSpec, Signature, format_params
+from ._spec import CellSpec, Signature, format_params, safe_repr
 
 __all__ = ["RESERVED_PREFIX", "same_default", "validate"]
 
@@ -105,11 +105,11 @@ def _check_bprop(spec: CellSpec) -> None:
         if cp is None:
             raise _fail(spec, "bprop", f"parameter '{p.name}' is not a parameter of {where}")
         if p.has_default and not (cp.has_default and same_default(p.default, cp.default)):
-            theirs = f"default {cp.default!r}" if cp.has_default else "no default"
+            theirs = f"default {safe_repr(cp.default)}" if cp.has_default else "no default"
             raise _fail(
                 spec,
                 "bprop",
-                f"parameter '{p.name}' has default {p.default!r} but construct gives it {theirs}; "
+                f"parameter '{p.name}' has default {safe_repr(p.default)} but construct gives it {theirs}; "
                 "bprop always receives the value construct got, so drop the default or make it match",
             )
     if bprop.var_keyword is None:
