@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 import types
+import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,7 +15,7 @@ from mindspore import nn
 from . import _runtime
 from ._binder import defaults_of, make_binder, signature_source
 from ._codegen import compile_unit
-from ._errors import KwCellDefinitionError
+from ._errors import KwCellDefinitionError, KwCellWarning
 from ._source import rewrite_bprop
 from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, Signature, signature_of
 from ._templates import CORE, DISPATCHER, FORWARD_BPROP, HEADER
@@ -92,6 +94,12 @@ class _KwCellCore(nn.Cell):
         if owner is None or "internal_params" not in dir(owner):
             raise AttributeError("internal_params")
         return owner.internal_params
+
+    @property
+    def _kwcell_weighted(self) -> bool:
+        """Whether the owner asks for weight gradients (read as a constant by the graph parser)."""
+        owner = self._kwcell_owner_or_none()
+        return owner is not None and bool(getattr(owner, "internal_params", None))
 
 
 def _is_classic(sig: Signature) -> bool:
@@ -178,12 +186,14 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
             args_tuple="".join(f"{n}, " for n in names),
             names=names,
             where=f"{cls.__qualname__}.bprop",
+            weights_error=_weights_in_graph_message(f"{cls.__qualname__}.bprop"),
             qualname=cls.__qualname__,
         ),
         closure={
             "_kwcell_user_construct": construct,
             "_kwcell_user_bprop": positional,
             "_kwcell_normalize": _runtime.normalize,
+            "_kwcell_in_graph": _runtime.in_graph,
         },
         globals_=module_globals,
         owner=cls,
@@ -231,6 +241,42 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
     )
 
 
+def _weights_in_graph_message(where: str) -> str:
+    return (
+        f"{where}: weight gradients from a bprop (internal_params) work only in PYNATIVE mode; "
+        "MindSpore's GRAPH_MODE and @ms.jit do not let a bprop use Parameters. Take this "
+        "gradient in PYNATIVE mode without @ms.jit, or leave the parameters to MindSpore's "
+        "autodiff (outside the cell with the bprop)"
+    )
+
+
+_WARNED: weakref.WeakSet[type] = weakref.WeakSet()
+
+
+def _warn_ungraded_parameters(cell: nn.Cell) -> None:
+    """Warn once per class when a bprop cell has trainable parameters it gives no gradient."""
+    cls = type(cell)
+    if cls in _WARNED:
+        return
+    params = cell.trainable_params()
+    if not params:
+        return
+    graded = getattr(cell, "internal_params", None) or ()
+    ungraded = [p for p in params if not any(p is q for q in graded)]
+    if not ungraded:
+        return
+    _WARNED.add(cls)
+    names = ", ".join(repr(p.name) for p in ungraded)
+    msg = (
+        f"{cls.__qualname__}.bprop gives no gradient to trainable parameter(s) {names}: MindSpore "
+        "uses zeros for them, so they will not train. To train them, set "
+        "self.internal_params = [...] in __init__ and return (input_grads, {param: grad}) or a "
+        "dict with Parameter keys from bprop (PYNATIVE only); to keep them fixed, create them "
+        "with requires_grad=False"
+    )
+    warnings.warn(msg, KwCellWarning, stacklevel=3)
+
+
 class KwCellMeta(type):
     """Metaclass of :class:`kwcell.KwCell`.
 
@@ -268,3 +314,9 @@ class KwCellMeta(type):
         cls.construct = info.dispatcher  # type: ignore[attr-defined]
         setattr(cls, _INFO, info)
         return cls
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        cell = super().__call__(*args, **kwargs)
+        if info_of(cls) is not None:
+            _warn_ungraded_parameters(cell)
+        return cell

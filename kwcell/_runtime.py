@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from mindspore import Parameter, Tensor, ops
+from mindspore.ops import constexpr
 
-__all__ = ["normalize"]
+__all__ = ["in_graph", "normalize"]
 
 
 def _zero(x: Any) -> Any:
@@ -74,9 +75,18 @@ def _inputs_part(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], wh
     return result
 
 
+def _has_parameter_keys(grads: Any) -> bool:
+    if not isinstance(grads, dict):
+        return False
+    for key in grads:
+        if isinstance(key, Parameter):
+            return True
+    return False
+
+
 def split_parameter_keys(grads: dict[Any, Any]) -> tuple[dict[str, Any], dict[Any, Any]]:
     """Split a PyNative dict return into input gradients (str keys) and weight gradients."""
-    by_name = {k: v for k, v in grads.items() if isinstance(k, str)}
+    by_name = {k: v for k, v in grads.items() if not isinstance(k, Parameter)}
     weights = {k: v for k, v in grads.items() if isinstance(k, Parameter)}
     return by_name, weights
 
@@ -84,8 +94,31 @@ def split_parameter_keys(grads: dict[Any, Any]) -> tuple[dict[str, Any], dict[An
 def normalize(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
     """Turn any return form SPEC 2.3 allows into MindSpore's tuple, one entry per input.
 
-    ``(input_grads, {parameter: grad})``, MindSpore's PyNative weight form, keeps its weights.
+    ``(input_grads, {parameter: grad})``, MindSpore's PyNative weight form, keeps its weights;
+    a dict that also holds ``Parameter`` keys (``{"x": gx, self.w: gw}``) is split into
+    that form. Weight gradients reach MindSpore only for cells with ``internal_params``.
     """
     if isinstance(grads, tuple) and len(grads) == 2 and isinstance(grads[1], dict):
         return (_inputs_part(grads[0], inputs, names, where), grads[1])
+    if _has_parameter_keys(grads):
+        by_name, weights = split_parameter_keys(grads)
+        return (_from_dict(by_name, inputs, names, where), weights)
     return _inputs_part(grads, inputs, names, where)
+
+
+def _probe() -> int:
+    return 0
+
+
+@constexpr(check=False)  # type: ignore[untyped-decorator,misc]
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def in_graph() -> bool:
+    """True while MindSpore compiles a graph (GRAPH_MODE, ``@ms.jit``), False in PyNative.
+
+    MindSpore's own trick (``mindspore.graph.api._run_in_jit``): a Python function handed to
+    a ``constexpr`` arrives as ``None`` in a graph.
+    """
+    return _is_none(_probe)  # type: ignore[no-any-return]

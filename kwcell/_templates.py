@@ -34,6 +34,8 @@ def construct({self_args}):
 
 def bprop({self_args}, out, dout):
     """kwcell core of {qualname}: calls the user's bprop, then normalizes what it returns."""
+    if _kwcell_in_graph() and self._kwcell_weighted:
+        raise RuntimeError({weights_error!r})
     return _kwcell_normalize(
         _kwcell_user_bprop({owner_args}, out, dout),
         ({args_tuple}),
