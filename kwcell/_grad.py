@@ -80,7 +80,10 @@ class _GradFunction:
     def __init__(self, make: Callable[..., Any], fn: Any, grad_position: Any, **options: Any) -> None:
         self._fn = fn
         sig = _signature(fn)
-        self._n = len(sig.params) if sig is not None else -1
+        # Fast path: a purely positional call that fills every parameter needs no binding.
+        # Not with keyword-only parameters: Python rejects them given positionally.
+        positional = sig is not None and all(p.kind is not KEYWORD_ONLY for p in sig.params)
+        self._n = len(sig.params) if sig is not None and positional else -1
         self._bind: Callable[..., tuple[Any, ...]] | None = None
         target = fn
         if sig is not None:
