@@ -14,7 +14,9 @@ from ._errors import GradcheckError, KwCellDefinitionError, KwCellWarning
 
 if TYPE_CHECKING:
     from ._cell import KwCell
+    from ._explain import explain
     from ._grad import grad, value_and_grad
+    from ._gradcheck import gradcheck
     from ._meta import KwCellMeta
 
 __all__ = [
@@ -23,7 +25,9 @@ __all__ = [
     "KwCellDefinitionError",
     "KwCellMeta",
     "KwCellWarning",
+    "explain",
     "grad",
+    "gradcheck",
     "value_and_grad",
 ]
 __version__ = "0.1.0"
@@ -32,7 +36,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "KwCell": "._cell",
     "KwCellMeta": "._meta",
+    "explain": "._explain",
     "grad": "._grad",
+    "gradcheck": "._gradcheck",
     "value_and_grad": "._grad",
 }
 

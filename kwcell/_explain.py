@@ -1,0 +1,105 @@
+"""``kwcell.explain``: what kwcell made of a class, as text.
+
+The parameter mapping (construct's order, which inputs bprop names, defaults, bprop style)
+followed by the source of every generated function, read back from the files kwcell wrote
+(the same text tracebacks and ``inspect.getsource`` show).
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+
+from mindspore import nn
+
+from ._meta import KwCellInfo, info_of
+from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, Signature, format_params, signature_of
+
+__all__ = ["explain"]
+
+_KINDS: dict[object, str] = {KEYWORD_ONLY: "keyword-only", POSITIONAL_ONLY: "positional-only"}
+
+
+def _params_text(sig: Signature) -> str:
+    return format_params(sig.params, var_positional=sig.var_positional, var_keyword=sig.var_keyword)
+
+
+def _style(bprop: BpropSpec) -> str:
+    if bprop.classic:
+        return "classic (inputs, then out, dout, positionally)"
+    if bprop.signature.var_keyword is not None:
+        return f"**{bprop.signature.var_keyword} (named parameters matched by name; the rest by keyword)"
+    return "named (parameters matched to construct by name)"
+
+
+def _mapping(info: KwCellInfo) -> list[str]:
+    construct = info.spec.construct
+    bprop = info.spec.bprop
+    assert bprop is not None
+    bsig = bprop.signature
+    rows = [("#", "construct", "kind", "default", "bprop receives it as")]
+    for i, p in enumerate(construct.params):
+        if bprop.classic:
+            received = f"{bsig.var_positional}[{i}]"
+        elif bsig.get(p.name) is not None:
+            received = p.name
+        elif bsig.var_keyword is not None:
+            received = f"{bsig.var_keyword}[{p.name!r}]"
+        else:  # validate() rejects this; kept for completeness
+            received = "-"
+        kind = _KINDS.get(p.kind) or "positional or keyword"
+        rows.append((str(i), p.name, kind, repr(p.default) if p.has_default else "-", received))
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return ["  " + "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def _generated(info: KwCellInfo) -> list[str]:
+    lines: list[str] = []
+    for kind, path in info.files.items():
+        source = "".join(linecache.getlines(path))
+        lines.append(f"--- {kind}: {os.path.basename(path)}")
+        lines.append(source.rstrip("\n") if source else "(source no longer available)")
+    return lines
+
+
+def explain(cls: type | nn.Cell) -> str:
+    """What kwcell made of ``cls`` (a class, or an instance of one), as text.
+
+    For a ``KwCell`` with a bprop: construct's and bprop's signatures, the bprop style
+    (named, ``**kwargs``, or MindSpore's classic ``bprop(self, *args)``), one line per construct
+    parameter (order, kind, default, how bprop receives it), then the source of every
+    function kwcell generated for the class. For other classes it says why there is nothing
+    to show.
+    """
+    klass: type = cls if isinstance(cls, type) else type(cls)
+    label = f"{klass.__module__}.{klass.__qualname__}"
+    info = info_of(klass)
+    if info is None:
+        bprop = getattr(klass, "bprop", None)
+        if bprop is None:
+            return (
+                f"{label} has no bprop: MindSpore differentiates construct itself and kwcell "
+                "generated nothing for it."
+            )
+        construct = signature_of(klass.construct) if hasattr(klass, "construct") else None
+        where = f"construct(self, {_params_text(construct)})" if construct is not None else "construct"
+        return (
+            f"{label} is not a KwCell: its bprop({_params_text(signature_of(bprop))}) is a plain "
+            f"MindSpore bprop, which receives the inputs of {where} in call order, not by name. "
+            "Derive the class from kwcell.KwCell to have them matched by name."
+        )
+    spec = info.spec
+    assert spec.bprop is not None
+    lines = [
+        f"kwcell.explain({label})",
+        f"construct(self, {_params_text(spec.construct)})",
+        f"bprop(self, {_params_text(spec.bprop.signature)})",
+        f"bprop style: {_style(spec.bprop)}",
+        "",
+        "Parameter mapping (construct's order; MindSpore sees the core's positional inputs):",
+        *_mapping(info),
+        "",
+        "Generated functions:",
+        *_generated(info),
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,108 @@
+"""kwcell.explain: the parameter mapping and the generated source of a class, as text."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mindspore import nn, ops
+
+import kwcell
+from kwcell import KwCell, explain
+
+
+class Mapped(KwCell):
+    def construct(self, x: Any, w: Any = 1.0, *, y: Any = 2.0) -> Any:
+        return w * ops.sin(x) + y
+
+    def bprop(self, x: Any, *, out: Any, dout: Any, **rest: Any) -> Any:
+        return {"x": rest["w"] * ops.cos(x) * dout}
+
+
+class Classic(KwCell):
+    def construct(self, x: Any, y: Any) -> Any:
+        return x * y
+
+    def bprop(self, *args: Any) -> Any:
+        x, y, _out, dout = args
+        return y * dout, x * dout
+
+
+class Named(KwCell):
+    def construct(self, x: Any, y: Any) -> Any:
+        return x * y
+
+    def bprop(self, y: Any, x: Any, out: Any, dout: Any) -> Any:
+        return {"y": x * dout, "x": y * dout}
+
+
+class PlainWithBprop(nn.Cell):
+    def construct(self, x: Any, y: Any = 1.0) -> Any:
+        return x * y
+
+    def bprop(self, x: Any, y: Any, out: Any, dout: Any) -> Any:
+        return y * dout, x * dout
+
+
+class NoBprop(KwCell):
+    def construct(self, x: Any) -> Any:
+        return x
+
+
+def test_kwargs_style_mapping_and_generated_source() -> None:
+    text = explain(Mapped)
+    lines = text.splitlines()
+    assert lines[:4] == [
+        "kwcell.explain(tests.test_explain.Mapped)",
+        "construct(self, x, w=1.0, *, y=2.0)",
+        "bprop(self, x, *, out, dout, **rest)",
+        "bprop style: **rest (named parameters matched by name; the rest by keyword)",
+    ]
+    table = lines[
+        lines.index("Parameter mapping (construct's order; MindSpore sees the core's positional inputs):")
+        + 1 :
+    ]
+    assert table[:4] == [
+        "  #  construct  kind                   default  bprop receives it as",
+        "  0  x          positional or keyword  -        x",
+        "  1  w          positional or keyword  1.0      rest['w']",
+        "  2  y          keyword-only           2.0      rest['y']",
+    ]
+    headers = re.findall(
+        r"^--- (\w+): <kwcell generated (\w+) tests\.test_explain\.Mapped #\d+>$", text, re.M
+    )
+    assert headers == [("bprop", "bprop"), ("core", "core"), ("dispatcher", "dispatcher")]
+    # The generated functions themselves: the user's bprop rewritten to construct's order,
+    # the positional core, and the dispatcher with construct's exact signature.
+    assert re.search(r"^    def bprop\(self, x, \w+, \w+, out, dout\):$", text, re.M)
+    assert "    def construct(self, x, w, y):\n" in text
+    assert "    def construct(self, x, w=1.0, *, y=2.0):\n" in text
+    assert "        return self._kwcell_core(x, w, y)\n" in text
+
+
+def test_classic_and_named_styles() -> None:
+    classic = explain(Classic)
+    assert "bprop(self, *args)\nbprop style: classic (inputs, then out, dout, positionally)\n" in classic
+    assert "  0  x          positional or keyword  -        args[0]\n" in classic
+    assert "  1  y          positional or keyword  -        args[1]\n" in classic
+    named = explain(Named())  # an instance works too
+    assert named.startswith(
+        "kwcell.explain(tests.test_explain.Named)\n"
+        "construct(self, x, y)\n"
+        "bprop(self, y, x, out, dout)\n"
+        "bprop style: named (parameters matched to construct by name)\n"
+    )
+    assert "    def bprop(self, x, y, out, dout):\n" in named
+
+
+def test_classes_without_kwcell_bprop() -> None:
+    assert explain(NoBprop) == (
+        "tests.test_explain.NoBprop has no bprop: MindSpore differentiates construct itself and "
+        "kwcell generated nothing for it."
+    )
+    assert explain(PlainWithBprop()) == (
+        "tests.test_explain.PlainWithBprop is not a KwCell: its bprop(x, y, out, dout) is a plain "
+        "MindSpore bprop, which receives the inputs of construct(self, x, y=1.0) in call order, not "
+        "by name. Derive the class from kwcell.KwCell to have them matched by name."
+    )
+    assert kwcell.explain is explain
