@@ -178,10 +178,9 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         header=HEADER.format(label=label, kind="core", mapping=f"Inputs in order: ({args})"),
         body=CORE.format(
             self_args=", ".join(["self", *names]),
-            owner_args=", ".join(["self._kwcell_owner", *names]),
+            args=args,
             construct_args=", ".join(
-                ["self._kwcell_owner"]
-                + [p.name if p.kind is not KEYWORD_ONLY else f"{p.name}={p.name}" for p in spec.construct.params]
+                p.name if p.kind is not KEYWORD_ONLY else f"{p.name}={p.name}" for p in spec.construct.params
             ),
             args_tuple="".join(f"{n}, " for n in names),
             names=names,
@@ -189,12 +188,7 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
             weights_error=_weights_in_graph_message(f"{cls.__qualname__}.bprop"),
             qualname=cls.__qualname__,
         ),
-        closure={
-            "_kwcell_user_construct": construct,
-            "_kwcell_user_bprop": positional,
-            "_kwcell_normalize": _runtime.normalize,
-            "_kwcell_in_graph": _runtime.in_graph,
-        },
+        closure={"_kwcell_normalize": _runtime.normalize, "_kwcell_in_graph": _runtime.in_graph},
         globals_=module_globals,
         owner=cls,
     )
@@ -312,6 +306,8 @@ class KwCellMeta(type):
             raise KwCellDefinitionError(msg)
         info = _generate(cls, construct, bprop)
         cls.construct = info.dispatcher  # type: ignore[attr-defined]
+        cls._kwcell_construct = construct  # type: ignore[attr-defined]
+        cls._kwcell_bprop = info.positional_bprop  # type: ignore[attr-defined]
         setattr(cls, _INFO, info)
         return cls
 

@@ -25,11 +25,13 @@ def bind({signature}):
 {default_refs}    return ({args_tuple})
 '''
 
-# The hidden core: positional construct and bprop, which MindSpore's autodiff calls.
+# The hidden core: positional construct and bprop, which MindSpore's autodiff calls. The
+# user's functions are called as bound methods of the owner: under PyNative @ms.jit, passing
+# the owner as a plain argument from a bprop breaks MindSpore when construct has control flow.
 CORE = '''\
 def construct({self_args}):
     """kwcell core of {qualname}: calls the user's construct with the owner as self."""
-    return _kwcell_user_construct({construct_args})
+    return self._kwcell_owner._kwcell_construct({construct_args})
 
 
 def bprop({self_args}, out, dout):
@@ -37,7 +39,7 @@ def bprop({self_args}, out, dout):
     if _kwcell_in_graph() and self._kwcell_weighted:
         raise RuntimeError({weights_error!r})
     return _kwcell_normalize(
-        _kwcell_user_bprop({owner_args}, out, dout),
+        self._kwcell_owner._kwcell_bprop({args}, out, dout),
         ({args_tuple}),
         {names!r},
         {where!r},
