@@ -39,7 +39,7 @@ def bprop({self_args}, out, dout):
     if _kwcell_in_graph() and self._kwcell_weighted:
         raise RuntimeError({weights_error!r})
     return _kwcell_normalize(
-        self._kwcell_owner._kwcell_bprop({args}, out, dout),
+        self._kwcell_owner._kwcell_bprop({args_tuple}out, dout),
         ({args_tuple}),
         {names!r},
         {where!r},
