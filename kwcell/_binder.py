@@ -75,7 +75,9 @@ def make_binder(
     fn = compile_unit(
         kind="binder",
         label=label,
-        header=HEADER.format(label=label, kind="binder", mapping=f"({signature}) -> ({', '.join(sig.names)})"),
+        header=HEADER.format(
+            label=label, kind="binder", mapping=f"({signature}) -> ({', '.join(sig.names)})"
+        ),
         body=body,
         closure=closure,
         globals_={"__name__": __name__, "__builtins__": __builtins__},

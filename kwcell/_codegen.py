@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import contextlib
 import itertools
 import linecache
 import math
@@ -79,10 +80,8 @@ def _filename(kind: str, label: str) -> str:
 
 def _release(path: str) -> None:
     linecache.cache.pop(path, None)
-    try:
+    with contextlib.suppress(OSError):
         os.remove(path)
-    except OSError:
-        pass
 
 
 def compile_unit(
@@ -94,7 +93,7 @@ def compile_unit(
     closure: Mapping[str, Any],
     cells: Mapping[str, types.CellType] | None = None,
     globals_: dict[str, Any],
-    defaults: Mapping[str, tuple[Any, ...] | dict[str, Any] | None] | None = None,
+    defaults: Mapping[str, tuple[tuple[Any, ...] | None, dict[str, Any] | None]] | None = None,
     owner: object | None = None,
 ) -> dict[str, types.FunctionType]:
     """Compile the top-level ``def`` statements in ``body`` and return them by name.
@@ -106,11 +105,7 @@ def compile_unit(
     The source file is released when ``owner`` is garbage-collected.
     """
     factory_params = ", ".join([*closure, *(cells or {})])
-    source = (
-        f"# {header}\n"
-        f"def _kwcell_factory({factory_params}):\n"
-        f"{textwrap.indent(body, '    ')}\n"
-    )
+    source = f"# {header}\ndef _kwcell_factory({factory_params}):\n{textwrap.indent(body, '    ')}\n"
     path = _filename(kind, label)
     with open(path, "w", encoding="utf-8") as f:
         f.write(source)
@@ -130,6 +125,6 @@ def compile_unit(
         )
         spec = (defaults or {}).get(inner.co_name)
         if spec is not None:
-            fn.__defaults__, fn.__kwdefaults__ = spec  # type: ignore[misc]
+            fn.__defaults__, fn.__kwdefaults__ = spec
         result[inner.co_name] = fn
     return result

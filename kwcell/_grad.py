@@ -85,10 +85,14 @@ class _GradFunction:
         positional = sig is not None and all(p.kind is not KEYWORD_ONLY for p in sig.params)
         self._n = len(sig.params) if sig is not None and positional else -1
         self._bind: Callable[..., tuple[Any, ...]] | None = None
+        # A cell's (or a method's) binder takes a placeholder self, so that Python's messages
+        # count arguments as they would for ``net.construct(...)``.
+        method = isinstance(fn, (nn.Cell, types.MethodType))
+        self._self: tuple[None, ...] = (None,) if method else ()
         target = fn
         if sig is not None:
             label = _describe(fn)
-            self._bind = make_binder(sig, label=label, qualname=label, owner=self, with_self=False)
+            self._bind = make_binder(sig, label=label, qualname=label, owner=self, with_self=method)
             if any(p.kind is KEYWORD_ONLY for p in sig.params):
                 target = _adapter(fn, sig, label, self)
         self._inner = make(target, grad_position=_positions(fn, sig, grad_position), **options)
@@ -105,7 +109,7 @@ class _GradFunction:
                 )
                 raise TypeError(msg)
             return self._inner(*args, **kwargs)
-        return self._inner(*self._bind(*args, **kwargs))
+        return self._inner(*self._bind(*self._self, *args, **kwargs))
 
 
 def _adapter(fn: Any, sig: Signature, label: str, owner: object) -> Callable[..., Any]:
@@ -133,9 +137,7 @@ def grad(
     ``grad_position`` counts the parameters of ``fn`` (for a cell, of its ``construct``) and
     may name them: ``kwcell.grad(net, grad_position=("x", "y"))(a, y=b)``.
     """
-    return _GradFunction(
-        ms.grad, fn, grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids
-    )
+    return _GradFunction(ms.grad, fn, grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids)
 
 
 def value_and_grad(

@@ -45,7 +45,7 @@ def info_of(cls: type) -> KwCellInfo | None:
     for klass in cls.__mro__:
         info = klass.__dict__.get(_INFO)
         if info is not None or _INFO in klass.__dict__:
-            return info  # type: ignore[no-any-return]
+            return info
     return None
 
 
@@ -62,7 +62,7 @@ class _KwCellCore(nn.Cell):
     def _kwcell_owner_or_none(self) -> nn.Cell | None:
         return self.__dict__.get("_kwcell_owner")
 
-    @property  # type: ignore[override]
+    @property
     def bprop_debug(self) -> bool:
         owner = self._kwcell_owner_or_none()
         return bool(owner.bprop_debug) if owner is not None else False
@@ -83,14 +83,14 @@ class _KwCellCore(nn.Cell):
 
     @property
     def used_bprop_inputs(self) -> Any:
-        owner = self._kwcell_owner_or_none()
+        owner: Any = self._kwcell_owner_or_none()  # a user attribute, not declared on nn.Cell
         if owner is None or "used_bprop_inputs" not in dir(owner):
             raise AttributeError("used_bprop_inputs")
         return owner.used_bprop_inputs
 
     @property
     def internal_params(self) -> Any:
-        owner = self._kwcell_owner_or_none()
+        owner: Any = self._kwcell_owner_or_none()  # a user attribute, not declared on nn.Cell
         if owner is None or "internal_params" not in dir(owner):
             raise AttributeError("internal_params")
         return owner.internal_params
@@ -121,7 +121,7 @@ def _user_bprop_positional(
     rewritten = rewrite_bprop(bprop, spec)
     if rewritten is not None:
         code = bprop.__code__
-        cells = dict(zip(code.co_freevars, bprop.__closure__ or ()))
+        cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
         mapping = f"Rewritten from {rewritten.origin} with parameters in construct's order"
         fns = compile_unit(
             kind="bprop",
@@ -209,7 +209,9 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
     dispatcher = compile_unit(
         kind="dispatcher",
         label=label,
-        header=HEADER.format(label=label, kind="dispatcher", mapping=f"construct({signature}) -> core({args})"),
+        header=HEADER.format(
+            label=label, kind="dispatcher", mapping=f"construct({signature}) -> core({args})"
+        ),
         body=DISPATCHER.format(
             signature=signature, default_refs=default_refs, args=args, qualname=cls.__qualname__
         ),

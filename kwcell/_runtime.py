@@ -33,13 +33,18 @@ def _fill(grad: Any, x: Any) -> Any:
 def _from_sequence(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
     if len(grads) != len(inputs):
         raise ValueError(
-            where + " returned " + str(len(grads)) + " gradients, expected " + str(len(inputs))
-            + ", one per construct parameter in this order: (" + ", ".join(names)
+            where
+            + " returned "
+            + str(len(grads))
+            + " gradients, expected "
+            + str(len(inputs))
+            + ", one per construct parameter in this order: ("
+            + ", ".join(names)
             + "); return a dict keyed by parameter name to give only some of them"
         )
-    result = ()
+    result: tuple[Any, ...] = ()
     for i in range(len(inputs)):
-        result = result + (_fill(grads[i], inputs[i]),)
+        result = result + (_fill(grads[i], inputs[i]),)  # noqa: RUF005 - graph-parsed
     return result
 
 
@@ -50,12 +55,12 @@ def _from_dict(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], wher
                 where + " returned a gradient for '" + str(key) + "', which is not a parameter "
                 "of construct; expected names: (" + ", ".join(names) + ")"
             )
-    result = ()
+    result: tuple[Any, ...] = ()
     for i in range(len(inputs)):
         if names[i] in grads:
-            result = result + (_fill(grads[names[i]], inputs[i]),)
+            result = result + (_fill(grads[names[i]], inputs[i]),)  # noqa: RUF005 - graph-parsed
         else:
-            result = result + (_zero(inputs[i]),)
+            result = result + (_zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
     return result
 
 
@@ -66,19 +71,21 @@ def _inputs_part(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], wh
         return _from_dict(grads, inputs, names, where)
     if grads is None:
         raise ValueError(
-            where + " returned None; return one gradient per construct parameter ("
-            + ", ".join(names) + "), a dict keyed by name, or a Tensor for the first one"
+            where
+            + " returned None; return one gradient per construct parameter ("
+            + ", ".join(names)
+            + "), a dict keyed by name, or a Tensor for the first one"
         )
-    result = (_fill(grads, inputs[0]),)
+    result: tuple[Any, ...] = (_fill(grads, inputs[0]),)
     for i in range(1, len(inputs)):
-        result = result + (_zero(inputs[i]),)
+        result = result + (_zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
     return result
 
 
 def _has_parameter_keys(grads: Any) -> bool:
     if not isinstance(grads, dict):
         return False
-    for key in grads:
+    for key in grads:  # noqa: SIM110 - graph-parsed: a plain loop
         if isinstance(key, Parameter):
             return True
     return False

@@ -49,8 +49,8 @@ def _rewrite_return(spec: CellSpec, ret: ast.Return, first_line: int) -> None:
         isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys
     ):
         by_name: dict[str, ast.expr] = {}
-        for k, v in zip(value.keys, value.values):
-            assert isinstance(k, ast.Constant)
+        for k, v in zip(value.keys, value.values, strict=True):
+            assert isinstance(k, ast.Constant) and isinstance(k.value, str)
             if k.value not in names:
                 msg = (
                     f"{where}: returns a gradient for '{k.value}', which is not a parameter of "
@@ -60,9 +60,7 @@ def _rewrite_return(spec: CellSpec, ret: ast.Return, first_line: int) -> None:
             by_name[k.value] = v
         items: list[ast.expr] = [by_name.get(n, ast.Constant(None)) for n in names]
         ret.value = ast.copy_location(ast.Tuple(items, ast.Load()), value)
-    elif isinstance(value, (ast.Tuple, ast.List)) and not any(
-        isinstance(e, ast.Starred) for e in value.elts
-    ):
+    elif isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
         weights_form = len(value.elts) == 2 and isinstance(value.elts[1], ast.Dict) and len(names) != 2
         if len(value.elts) != len(names) and not weights_form:
             msg = (
