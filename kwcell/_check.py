@@ -1,0 +1,367 @@
+"""``python -m kwcell check PATH_OR_MODULE...``: find bprop hazards in a library's cells.
+
+Imports the given modules (a ``.py`` file, a directory of them, or a dotted module name; a
+package is checked with all its submodules), finds every ``KwCell`` subclass and every plain
+``nn.Cell`` subclass with a ``bprop`` defined there, and prints one line per problem,
+``file:line: code: message``, then a summary line. Exit status 1 when there is a problem,
+0 otherwise. ``--format json`` prints one JSON object instead.
+
+Codes
+-----
+KwCell definitions (the rules of SPEC 2.1, reported at the ``class`` line; the message is the
+``KwCellDefinitionError`` the class statement raised):
+
+- ``KW001`` bprop has a parameter that is not a parameter of construct.
+- ``KW002`` a construct parameter is missing from bprop, which has no ``**kwargs``.
+- ``KW003`` bprop lacks ``out`` or ``dout``.
+- ``KW004`` a bprop default differs from construct's.
+- ``KW005`` construct takes ``*args``/``**kwargs`` although the class has a bprop.
+- ``KW006`` a construct parameter is named ``out``, ``dout``, ``self`` or a reserved name.
+- ``KW007`` bprop returns a literal tuple/dict that does not fit construct's parameters.
+- ``KW008`` any other ``KwCellDefinitionError``.
+
+Plain ``nn.Cell`` subclasses with a bprop (the hazards measured in SPEC 1; each message
+suggests the ``KwCell`` form):
+
+- ``KW101`` construct has parameters with defaults: a call that omits them fails to compile
+  in GRAPH_MODE, and calls passing them by keyword reach bprop in call order.
+- ``KW102`` construct has keyword-only parameters: MindSpore passes bprop its inputs by
+  position, so these are misbound or rejected.
+- ``KW103`` bprop's parameter names differ from construct's (in order, then ``out``,
+  ``dout``): bprop receives construct's inputs by position, not by name.
+- ``KW104`` bprop takes a different number of positional parameters than construct's inputs
+  plus ``out`` and ``dout``.
+
+Other:
+
+- ``KW901`` the module could not be imported (the line is where the error was raised).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import inspect
+import json
+import os
+import pkgutil
+import sys
+import traceback
+import types
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mindspore import nn
+
+from ._cell import KwCell
+from ._errors import KwCellDefinitionError
+from ._meta import KwCellMeta
+from ._spec import KEYWORD_ONLY, format_params, signature_of
+from ._validate import expected_bprop
+
+__all__ = ["Problem", "check", "main"]
+
+# First matching fragment of a KwCellDefinitionError message -> code.
+_DEFINITION_CODES = (
+    ("returns ", "KW007"),
+    ("is not a parameter of", "KW001"),
+    ("is missing from bprop", "KW002"),
+    ("missing parameter 'out'", "KW003"),
+    ("missing parameter 'dout'", "KW003"),
+    ("has default", "KW004"),
+    ("cannot be used with a bprop", "KW005"),
+    ("clashes with bprop's", "KW006"),
+    ("uses a name kwcell reserves", "KW006"),
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One line of the report."""
+
+    file: str
+    line: int
+    code: str
+    message: str
+    cls: str
+
+    def text(self) -> str:
+        return f"{self.file}:{self.line}: {self.code}: {self.message}"
+
+    def as_json(self) -> dict[str, str | int]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "code": self.code,
+            "message": self.message,
+            "class": self.cls,
+        }
+
+
+def _display(path: str) -> str:
+    """``path`` relative to the working directory when it is under it."""
+    rel = os.path.relpath(os.path.abspath(path))
+    return path if rel.startswith(os.pardir) else rel
+
+
+def _definition_code(message: str) -> str:
+    for fragment, code in _DEFINITION_CODES:
+        if fragment in message:
+            return code
+    return "KW008"
+
+
+@contextlib.contextmanager
+def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
+    """Record a KwCell class statement's ``KwCellDefinitionError`` instead of stopping the import.
+
+    The failing class is created without its bprop (as a plain cell) so that the rest of the
+    module still imports and is checked.
+    """
+    saved = KwCellMeta.__dict__["__new__"]
+    original = KwCellMeta.__new__
+
+    def lenient(
+        mcls: type[KwCellMeta], name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kw: Any
+    ) -> KwCellMeta:
+        try:
+            return original(mcls, name, bases, namespace, **kw)
+        except KwCellDefinitionError as exc:
+            frame = sys._getframe(1)  # the frame running the class statement
+            message = str(exc)
+            qualname = str(namespace.get("__qualname__", name))
+            found.append(
+                Problem(
+                    _display(frame.f_code.co_filename),
+                    frame.f_lineno,
+                    _definition_code(message),
+                    message,
+                    f"{namespace.get('__module__', '?')}.{qualname}",
+                )
+            )
+            namespace.pop("bprop", None)
+            cls = type.__new__(mcls, name, bases, namespace, **kw)
+            cls._kwcell_info = None  # type: ignore[attr-defined]
+            return cls
+
+    KwCellMeta.__new__ = staticmethod(lenient)  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        type.__setattr__(KwCellMeta, "__new__", saved)
+
+
+def _module_name(path: str) -> tuple[str, str]:
+    """``(sys.path entry, dotted name)`` for the ``.py`` file ``path``, honouring packages."""
+    path = os.path.abspath(path)
+    directory, filename = os.path.split(path)
+    parts = [] if filename == "__init__.py" else [os.path.splitext(filename)[0]]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        parts.insert(0, package)
+    return directory, ".".join(parts)
+
+
+def _files(directory: str) -> list[str]:
+    found: list[str] = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
+        found += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
+    return found
+
+
+def _error_line(exc: BaseException, filename: str | None) -> tuple[str, int]:
+    """The deepest traceback entry in ``filename`` (or the deepest one at all)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return exc.filename, exc.lineno or 1
+    for fs in reversed(frames):
+        if filename is None or os.path.abspath(fs.filename) == os.path.abspath(filename):
+            return fs.filename, fs.lineno or 1
+    return filename or (frames[-1].filename if frames else "?"), 1
+
+
+def _import(name: str, filename: str | None, problems: list[Problem]) -> types.ModuleType | None:
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:  # noqa: BLE001 - a broken module is a finding, not the end of the check
+        missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+        if missing is not None and (name == missing or name.startswith(f"{missing}.")):
+            file, line = name, 1  # the target itself does not exist
+        else:
+            file, line = _error_line(exc, filename)
+        message = f"cannot import {name}: {type(exc).__name__}: {exc}".splitlines()[0]
+        code = _definition_code(str(exc)) if isinstance(exc, KwCellDefinitionError) else "KW901"
+        problems.append(Problem(_display(file), line, code, message, name))
+        return None
+
+
+def _load(targets: Sequence[str], problems: list[Problem]) -> list[types.ModuleType]:
+    modules: list[types.ModuleType] = []
+    for target in targets:
+        if os.path.exists(target):
+            files = _files(target) if os.path.isdir(target) else [target]
+            for file in files:
+                root, name = _module_name(file)
+                if root not in sys.path:
+                    sys.path.insert(0, root)
+                module = _import(name, file, problems)
+                if module is not None:
+                    modules.append(module)
+            continue
+        module = _import(target, None, problems)
+        if module is None:
+            continue
+        modules.append(module)
+        for sub in pkgutil.walk_packages(getattr(module, "__path__", []), prefix=f"{target}."):
+            submodule = _import(sub.name, None, problems)
+            if submodule is not None:
+                modules.append(submodule)
+    unique: dict[str, types.ModuleType] = {m.__name__: m for m in modules}
+    return list(unique.values())
+
+
+def _classes(namespace: dict[str, Any], module: str, seen: set[int]) -> Iterator[type]:
+    for value in namespace.values():
+        if isinstance(value, type) and value.__module__ == module and id(value) not in seen:
+            seen.add(id(value))
+            yield value
+            yield from _classes(dict(vars(value)), module, seen)
+
+
+def _line(fn: Any, fallback: int) -> int:
+    code = getattr(fn, "__code__", None)
+    return code.co_firstlineno if code is not None else fallback
+
+
+def _class_line(cls: type) -> int:
+    try:
+        return inspect.getsourcelines(cls)[1]
+    except (OSError, TypeError):
+        return 1
+
+
+def _plain_problems(cls: type, file: str) -> list[Problem]:
+    """The hazards of a plain ``nn.Cell`` with a bprop (SPEC 1)."""
+    construct_fn = cls.construct  # type: ignore[attr-defined]
+    bprop_fn = cls.bprop  # type: ignore[attr-defined]
+    construct = signature_of(construct_fn)
+    bprop = signature_of(bprop_fn)
+    label = f"{cls.__module__}.{cls.__qualname__}"
+    name = cls.__qualname__
+    class_line = _class_line(cls)
+    c_line = _line(construct_fn, class_line)
+    b_line = _line(bprop_fn, class_line)
+    if construct.var_positional or construct.var_keyword:
+        return []  # bprop(self, *args) territory: nothing to match by name
+    fix = (
+        f"; derive {name} from kwcell.KwCell, which matches bprop to construct by name, "
+        f"e.g. {expected_bprop(construct)}"
+    )
+    where = f"construct(self, {format_params(construct.params)})"
+    found: list[Problem] = []
+    defaults = [p.name for p in construct.params if p.has_default and p.kind is not KEYWORD_ONLY]
+    if defaults:
+        names = ", ".join(f"'{n}'" for n in defaults)
+        message = (
+            f"{name}.construct: parameter(s) {names} have defaults and the cell has a bprop: a call "
+            "that omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in call order"
+        )
+        found.append(Problem(file, c_line, "KW101", message + fix, label))
+    keyword_only = [p.name for p in construct.params if p.kind is KEYWORD_ONLY]
+    if keyword_only:
+        names = ", ".join(f"'{n}'" for n in keyword_only)
+        message = (
+            f"{name}.construct: keyword-only parameter(s) {names} with a bprop: MindSpore passes "
+            "bprop its inputs by position, so they are misbound or rejected"
+        )
+        found.append(Problem(file, c_line, "KW102", message + fix, label))
+    if bprop.var_positional is not None and not bprop.params:
+        return found  # classic bprop(self, *args): receives whatever MindSpore passes
+    expected = [*construct.names, "out", "dout"]
+    positional = [p.name for p in bprop.params if p.kind is not KEYWORD_ONLY]
+    if len(positional) != len(expected) and bprop.var_positional is None:
+        message = (
+            f"{name}.bprop takes {len(positional)} positional parameter(s) "
+            f"({', '.join(positional)}) but MindSpore passes {len(expected)}: the inputs of {where}, "
+            "then out, dout"
+        )
+        found.append(Problem(file, b_line, "KW104", message + fix, label))
+    elif positional[: len(expected)] != expected[: len(positional)]:
+        pairs = ", ".join(
+            f"'{b}' gets {e if e in ('out', 'dout') else repr(e)}"
+            for b, e in zip(positional, expected, strict=False)
+            if b != e
+        )
+        message = (
+            f"{name}.bprop({', '.join(positional)}) receives construct's inputs by position, not by "
+            f"name: {pairs}"
+        )
+        found.append(Problem(file, b_line, "KW103", message + fix, label))
+    return found
+
+
+def check(targets: Sequence[str]) -> tuple[list[Problem], int, int]:
+    """Import ``targets`` and check their cells: ``(problems, cells checked, modules imported)``."""
+    problems: list[Problem] = []
+    with _collect_definition_errors(problems):
+        modules = _load(targets, problems)
+    checked = {p.cls for p in problems if p.code != "KW901"}  # KwCells whose definition failed
+    for module in modules:
+        for cls in _classes(dict(vars(module)), module.__name__, set()):
+            label = f"{cls.__module__}.{cls.__qualname__}"
+            if not issubclass(cls, nn.Cell) or label in checked:
+                continue
+            file = _display(inspect.getsourcefile(cls) or getattr(module, "__file__", None) or "?")
+            if issubclass(cls, KwCell):
+                checked.add(label)  # its class statement passed the definition checks
+            elif callable(getattr(cls, "bprop", None)) and callable(getattr(cls, "construct", None)):
+                checked.add(label)
+                problems.extend(_plain_problems(cls, file))
+    problems.sort(key=lambda p: (p.file, p.line, p.code))
+    return problems, len(checked), len(modules)
+
+
+def _summary(problems: list[Problem], checked: int, modules: int) -> str:
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 else 's'}"
+
+    what = plural(len(problems), "problem") if problems else "no problems"
+    return f"kwcell check: {what} ({plural(checked, 'cell')} checked in {plural(modules, 'module')})"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m kwcell``; returns the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m kwcell",
+        description="Tools for MindSpore cells with a custom bprop.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    check_parser = commands.add_parser(
+        "check",
+        help="report bprop hazards in modules",
+        description=(__doc__ or "").split("\n", 1)[0],
+        epilog=(__doc__ or "").split("Codes\n-----\n", 1)[-1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check_parser.add_argument("targets", nargs="+", metavar="PATH_OR_MODULE")
+    check_parser.add_argument("--format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    problems, checked, modules = check(args.targets)
+    summary = _summary(problems, checked, modules)
+    if args.format == "json":
+        report = {
+            "problems": [p.as_json() for p in problems],
+            "cells_checked": checked,
+            "modules_checked": modules,
+            "summary": summary,
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        for p in problems:
+            print(p.text())
+        print(summary)
+    return 1 if problems else 0
