@@ -18,7 +18,7 @@ from typing import Any
 import mindspore as ms
 import numpy as np
 import numpy.typing as npt
-from mindspore import Tensor, nn, ops
+from mindspore import Parameter, Tensor, nn, ops
 from mindspore.dataset import GeneratorDataset
 from mindspore.train import Callback, Model
 
@@ -200,3 +200,63 @@ def train_model(net: nn.Cell, x: Array, y: Array, epochs: int, batch: int) -> li
     record = _RecordLoss()
     model.train(epochs, dataset, callbacks=[record], dataset_sink_mode=False)
     return record.losses
+
+
+class Scale(KwCell):
+    """``w * x + shift`` whose bprop gives the input *and* the weight gradient (PyNative).
+
+    The weight gradient is deliberately ``2 * dout * x`` (twice the true one) so that a test
+    can tell the bprop's weight gradient from MindSpore's autodiff.
+    """
+
+    def __init__(self, w: Array) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(w), name="w")
+        self.internal_params = [self.w]
+
+    def construct(self, x: Tensor, shift: float = 0.0) -> Tensor:
+        return self.w * x + shift
+
+    def bprop(self, x: Tensor, shift: float = 0.0, *, out: Tensor, dout: Tensor) -> Any:
+        return {"x": self.w * dout, self.w: 2.0 * dout * x}
+
+
+class ScaledNet(KwCell):
+    """A container (a ``KwCell`` without bprop) holding a weighted bprop cell and a Dense."""
+
+    def __init__(self, weights: Weights) -> None:
+        super().__init__()
+        self.scale = Scale(np.linspace(0.5, 2.0, IN).astype(np.float32))
+        self.dense1 = _dense(IN, HIDDEN, weights, "dense1")
+
+    def construct(self, x: Tensor) -> Tensor:
+        out: Tensor = self.dense1(self.scale(x, shift=0.25))
+        return out
+
+
+class RefScale(nn.Cell):
+    """``Scale`` written for plain MindSpore: ``internal_params`` and a positional bprop."""
+
+    def __init__(self, w: Array) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(w), name="w")
+        self.internal_params = [self.w]
+
+    def construct(self, x: Tensor, shift: float) -> Tensor:
+        return self.w * x + shift
+
+    def bprop(self, x: Tensor, shift: float, out: Tensor, dout: Tensor) -> Any:
+        return (self.w * dout, 0), {self.w: 2.0 * dout * x}
+
+
+class RefScaledNet(nn.Cell):
+    """``ScaledNet`` written with positional ``nn.Cell`` cells."""
+
+    def __init__(self, weights: Weights) -> None:
+        super().__init__()
+        self.scale = RefScale(np.linspace(0.5, 2.0, IN).astype(np.float32))
+        self.dense1 = _dense(IN, HIDDEN, weights, "dense1")
+
+    def construct(self, x: Tensor) -> Tensor:
+        out: Tensor = self.dense1(self.scale(x, 0.25))
+        return out
