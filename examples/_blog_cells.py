@@ -39,7 +39,7 @@ class KwProduct(KwCell):
 class PlainScaled(nn.Cell):
     """The article's second cell, with defaults, written the classic positional way."""
 
-    def construct(self, x: Tensor, w: Any = 1.0, y: Any = 1.0) -> Tensor:
+    def construct(self, x: Tensor, w: Any = 1.0, y: Any = 1.0) -> Any:
         return w * ops.sin(x) + y
 
     def bprop(self, x: Tensor, w: Any, y: Any, out: Tensor, dout: Tensor) -> Any:
@@ -49,7 +49,7 @@ class PlainScaled(nn.Cell):
 class KwScaled(KwCell):
     """The same cell with kwcell: bprop parameters are matched by name."""
 
-    def construct(self, x: Tensor, w: Any = 1.0, y: Any = 1.0) -> Tensor:
+    def construct(self, x: Tensor, w: Any = 1.0, y: Any = 1.0) -> Any:
         return w * ops.sin(x) + y
 
     def bprop(self, x: Tensor, w: Any = 1.0, y: Any = 1.0, *, out: Tensor, dout: Tensor) -> Any:
@@ -63,5 +63,5 @@ class Outer(nn.Cell):
         super().__init__()
         self.inner = inner
 
-    def construct(self, x: Tensor, w: Tensor) -> Tensor:
+    def construct(self, x: Tensor, w: Tensor) -> Any:
         return self.inner(x, w=w)

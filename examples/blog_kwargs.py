@@ -17,21 +17,23 @@ from typing import Any
 
 os.environ.setdefault("GLOG_v", "3")  # keep MindSpore's own log lines out of the table
 
-import mindspore as ms  # noqa: E402
-import numpy as np  # noqa: E402
-from mindspore import Tensor, nn  # noqa: E402
+import mindspore as ms
+import numpy as np
+import numpy.typing as npt
+from mindspore import Tensor, nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import kwcell  # noqa: E402
-from _blog_cells import KwProduct, KwScaled, Outer, PlainProduct, PlainScaled  # noqa: E402
+from _blog_cells import KwProduct, KwScaled, Outer, PlainProduct, PlainScaled
+
+import kwcell
 
 X = np.array([0.5, 1.0, 2.0], np.float32)
 W = 3.0
 WV = np.array([3.0, -1.0, 2.0], np.float32)  # case 1: w has x's shape
 
 
-def _cases(kw: bool) -> list[tuple[str, Callable[[], Any], np.ndarray]]:
+def _cases(kw: bool) -> list[tuple[str, Callable[[], Any], npt.NDArray[np.float32]]]:
     """(case, how the gradient is computed, analytic df/dx) for the plain or the kwcell cells."""
     product = KwProduct() if kw else PlainProduct()
     cell: type[nn.Cell] = KwScaled if kw else PlainScaled
@@ -45,7 +47,7 @@ def _cases(kw: bool) -> list[tuple[str, Callable[[], Any], np.ndarray]]:
     ]
 
 
-def _row(fn: Callable[[], Any], expected: np.ndarray) -> tuple[str, bool]:
+def _row(fn: Callable[[], Any], expected: npt.NDArray[np.float32]) -> tuple[str, bool]:
     try:
         got = fn().asnumpy()
     except Exception as err:  # noqa: BLE001 - the point is to show MindSpore's error
@@ -68,7 +70,8 @@ def main() -> int:
                 text, ok = _row(fn, expected)
                 if label == "KwCell" and not ok:
                     failures += 1
-                print(f"{case:<26} {mode_name:<9} {label:<8} {np.array2string(expected, precision=4):<28} {text}")
+                want = np.array2string(expected, precision=4)
+                print(f"{case:<26} {mode_name:<9} {label:<8} {want:<28} {text}")
     print()
     print("every KwCell row matches its analytic value" if not failures else f"{failures} KwCell rows FAILED")
     return 1 if failures else 0

@@ -53,11 +53,12 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
 
 
 def _prebind(cell: KwCell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """In GRAPH_MODE, bind a keyword call with Python's own binding before MindSpore compiles.
+    """In GRAPH_MODE, bind the call with Python's own binding before MindSpore compiles.
 
-    A bad call then raises Python's own ``TypeError`` naming the cell's class.
+    A bad call then raises Python's own ``TypeError`` naming the cell's class. (In PyNative,
+    Python binds the call against the generated dispatcher, with the same message.)
     """
-    if kwargs and context._get_mode() == context.GRAPH_MODE:
+    if context._get_mode() == context.GRAPH_MODE:
         info = info_of(type(cell))
         if info is not None:
             info.bind(cell, *args, **kwargs)

@@ -117,7 +117,7 @@ def _probe() -> int:
     return 0
 
 
-@constexpr(check=False)  # type: ignore[untyped-decorator,misc]
+@constexpr(check=False)
 def _is_none(value: Any) -> bool:
     return value is None
 
@@ -128,4 +128,4 @@ def in_graph() -> bool:
     MindSpore's own trick (``mindspore.graph.api._run_in_jit``): a Python function handed to
     a ``constexpr`` arrives as ``None`` in a graph.
     """
-    return _is_none(_probe)  # type: ignore[no-any-return]
+    return _is_none(_probe)

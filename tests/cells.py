@@ -18,7 +18,7 @@ from kwcell import KwCell
 
 
 class Affine(KwCell):
-    def construct(self, x: Tensor, w: Any = 2.0, y: Any = 0.5) -> Tensor:
+    def construct(self, x: Tensor, w: Any = 2.0, y: Any = 0.5) -> Any:
         return w * ops.sin(x) + y
 
     def bprop(self, x: Tensor, w: Any = 2.0, y: Any = 0.5, *, out: Tensor, dout: Tensor) -> Any:
@@ -27,7 +27,7 @@ class Affine(KwCell):
 
 class AffineJit(KwCell):
     @ms.jit
-    def construct(self, x: Tensor, w: Any = 2.0, y: Any = 0.5) -> Tensor:
+    def construct(self, x: Tensor, w: Any = 2.0, y: Any = 0.5) -> Any:
         return w * ops.sin(x) + y
 
     def bprop(self, x: Tensor, w: Any = 2.0, y: Any = 0.5, *, out: Tensor, dout: Tensor) -> Any:
@@ -39,7 +39,7 @@ class AffineOuter(nn.Cell):
         super().__init__()
         self.inner = inner
 
-    def construct(self, x: Tensor, w: Tensor, y: Tensor) -> Tensor:
+    def construct(self, x: Tensor, w: Tensor, y: Tensor) -> Any:
         return self.inner(x, y=y, w=w)
 
 
@@ -47,7 +47,7 @@ class AffineOuter(nn.Cell):
 
 
 class Power(KwCell):
-    def construct(self, x: Tensor, scale: float = 2.0, power: int = 2, flip: bool = False) -> Tensor:
+    def construct(self, x: Tensor, scale: float = 2.0, power: int = 2, flip: bool = False) -> Any:
         y = scale * ops.pow(x, power)
         if flip:
             return -y
@@ -60,7 +60,7 @@ class Power(KwCell):
 
 class PowerJit(KwCell):
     @ms.jit
-    def construct(self, x: Tensor, scale: float = 2.0, power: int = 2, flip: bool = False) -> Tensor:
+    def construct(self, x: Tensor, scale: float = 2.0, power: int = 2, flip: bool = False) -> Any:
         y = scale * ops.pow(x, power)
         if flip:
             return -y
@@ -76,7 +76,7 @@ class PowerOuter(nn.Cell):
         super().__init__()
         self.inner = inner
 
-    def construct(self, x: Tensor) -> Tensor:
+    def construct(self, x: Tensor) -> Any:
         return self.inner(x, flip=True, power=3, scale=0.5)
 
 
@@ -84,7 +84,7 @@ class PowerOuter(nn.Cell):
 
 
 class Biased(KwCell):
-    def construct(self, x: Tensor, bias: Tensor | None = None) -> Tensor:
+    def construct(self, x: Tensor, bias: Tensor | None = None) -> Any:
         if bias is None:
             return ops.sin(x)
         return ops.sin(x) + bias
@@ -97,7 +97,7 @@ class Biased(KwCell):
 
 class BiasedJit(KwCell):
     @ms.jit
-    def construct(self, x: Tensor, bias: Tensor | None = None) -> Tensor:
+    def construct(self, x: Tensor, bias: Tensor | None = None) -> Any:
         if bias is None:
             return ops.sin(x)
         return ops.sin(x) + bias
@@ -113,7 +113,7 @@ class BiasedOuter(nn.Cell):
         super().__init__()
         self.inner = inner
 
-    def construct(self, x: Tensor, bias: Tensor) -> Tensor:
+    def construct(self, x: Tensor, bias: Tensor) -> Any:
         return self.inner(bias=bias, x=x)
 
 
@@ -122,19 +122,19 @@ class BiasedOuter(nn.Cell):
 
 def affine_steps(net: nn.Cell, outer: nn.Cell) -> dict[str, Callable[..., Any]]:
     @ms.jit
-    def positional(x: Tensor, w: Tensor, y: Tensor) -> Tensor:
+    def positional(x: Tensor, w: Tensor, y: Tensor) -> Any:
         return net(x, w, y)
 
     @ms.jit
-    def keywords(x: Tensor, w: Tensor, y: Tensor) -> Tensor:
+    def keywords(x: Tensor, w: Tensor, y: Tensor) -> Any:
         return net(x, y=y, w=w)
 
     @ms.jit
-    def defaults(x: Tensor) -> Tensor:
+    def defaults(x: Tensor) -> Any:
         return net(x)
 
     @ms.jit
-    def outer_call(x: Tensor, w: Tensor, y: Tensor) -> Tensor:
+    def outer_call(x: Tensor, w: Tensor, y: Tensor) -> Any:
         return outer(x, w, y)
 
     return {"positional": positional, "keywords": keywords, "defaults": defaults, "outer": outer_call}
@@ -142,19 +142,19 @@ def affine_steps(net: nn.Cell, outer: nn.Cell) -> dict[str, Callable[..., Any]]:
 
 def power_steps(net: nn.Cell, outer: nn.Cell) -> dict[str, Callable[..., Any]]:
     @ms.jit
-    def positional(x: Tensor) -> Tensor:
+    def positional(x: Tensor) -> Any:
         return net(x, 0.5, 3, True)
 
     @ms.jit
-    def keywords(x: Tensor) -> Tensor:
+    def keywords(x: Tensor) -> Any:
         return net(x, flip=True, power=3, scale=0.5)
 
     @ms.jit
-    def defaults(x: Tensor) -> Tensor:
+    def defaults(x: Tensor) -> Any:
         return net(x)
 
     @ms.jit
-    def outer_call(x: Tensor) -> Tensor:
+    def outer_call(x: Tensor) -> Any:
         return outer(x)
 
     return {"positional": positional, "keywords": keywords, "defaults": defaults, "outer": outer_call}
@@ -162,19 +162,19 @@ def power_steps(net: nn.Cell, outer: nn.Cell) -> dict[str, Callable[..., Any]]:
 
 def biased_steps(net: nn.Cell, outer: nn.Cell) -> dict[str, Callable[..., Any]]:
     @ms.jit
-    def positional(x: Tensor, bias: Tensor) -> Tensor:
+    def positional(x: Tensor, bias: Tensor) -> Any:
         return net(x, bias)
 
     @ms.jit
-    def keywords(x: Tensor, bias: Tensor) -> Tensor:
+    def keywords(x: Tensor, bias: Tensor) -> Any:
         return net(bias=bias, x=x)
 
     @ms.jit
-    def defaults(x: Tensor) -> Tensor:
+    def defaults(x: Tensor) -> Any:
         return net(x)
 
     @ms.jit
-    def outer_call(x: Tensor, bias: Tensor) -> Tensor:
+    def outer_call(x: Tensor, bias: Tensor) -> Any:
         return outer(x, bias)
 
     return {"positional": positional, "keywords": keywords, "defaults": defaults, "outer": outer_call}

@@ -14,6 +14,7 @@ from typing import Any
 
 import mindspore as ms
 import numpy as np
+import numpy.typing as npt
 import pytest
 from mindspore import Tensor, nn
 
@@ -37,7 +38,7 @@ class Case:
     steps: dict[str, Callable[..., Any]]
     args: dict[str, tuple[tuple[Any, ...], dict[str, Any]]]
     positions: dict[str, tuple[str, ...]]
-    expected: dict[str, tuple[np.ndarray, ...]]
+    expected: dict[str, tuple[npt.NDArray[np.float32], ...]]
 
 
 def _affine() -> Case:
@@ -117,8 +118,11 @@ def _gradients(case: Case, mode: str, style: str) -> tuple[Any, ...]:
     n = len(case.expected[style])
     if mode == "jit_step":
         # The @ms.jit steps in tests/cells.py take the Tensor inputs, in construct's order.
-        step_args = tuple(a for a in (*args, *(kwargs[k] for k in case.positions.get(style, ()) if k in kwargs))
-                          if isinstance(a, Tensor))
+        step_args = tuple(
+            a
+            for a in (*args, *(kwargs[k] for k in case.positions.get(style, ()) if k in kwargs))
+            if isinstance(a, Tensor)
+        )
         return _as_tuple(ms.grad(case.steps[style], grad_position=tuple(range(n)))(*step_args))
     if style == "outer":
         return _as_tuple(ms.grad(case.outer, grad_position=tuple(range(n)))(*args))
@@ -135,5 +139,5 @@ def test_gradient_reaches_bprop(mode: str, kind: str, style: str) -> None:
     got = _gradients(case, mode, style)
     expected = case.expected[style]
     assert len(got) == len(expected)
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g.asnumpy(), e, rtol=1e-5, atol=1e-6)

@@ -3,6 +3,7 @@ from typing import Any
 GRAPH_MODE: int
 PYNATIVE_MODE: int
 
+def _get_mode() -> int: ...
 def get_context(attr_key: str) -> Any: ...
 def set_context(
     *,

@@ -6,6 +6,8 @@ from mindspore.common.parameter import Parameter, ParameterTuple
 from mindspore.common.tensor import Tensor, _Axis, _Shape, _TensorOrScalar
 from typing_extensions import Self
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
@@ -82,6 +84,16 @@ def clamp(
     input: Tensor, min: _TensorOrScalar | None = None, max: _TensorOrScalar | None = None
 ) -> Tensor: ...
 def concat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor: ...
+@overload
+def constexpr(fn: _F, /) -> _F: ...
+@overload
+def constexpr(
+    fn: None = None,
+    get_instance: bool = True,
+    name: str | None = None,
+    reuse_result: bool = True,
+    check: bool = True,
+) -> Callable[[_F], _F]: ...
 def cos(input: Tensor) -> Tensor: ...
 def div(input: _TensorOrScalar, other: _TensorOrScalar, *, rounding_mode: str | None = None) -> Tensor: ...
 def erf(input: Tensor) -> Tensor: ...
