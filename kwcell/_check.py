@@ -57,7 +57,7 @@ from mindspore import nn
 
 from ._cell import KwCell
 from ._errors import KwCellDefinitionError
-from ._meta import KwCellMeta
+from ._meta import _INFO, KwCellMeta
 from ._spec import KEYWORD_ONLY, format_params, signature_of
 from ._validate import expected_bprop
 
@@ -143,7 +143,7 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
             )
             namespace.pop("bprop", None)
             cls = type.__new__(mcls, name, bases, namespace, **kw)
-            cls._kwcell_info = None  # type: ignore[attr-defined]
+            setattr(cls, _INFO, None)  # a cell without bprop, like a KwCell that defines none
             return cls
 
     KwCellMeta.__new__ = staticmethod(lenient)  # type: ignore[method-assign]
