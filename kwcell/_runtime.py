@@ -23,6 +23,10 @@ def _zero(x: Any) -> Any:
 
 
 def _fill(grad: Any, x: Any) -> Any:
+    if x is None and grad is not None:
+        # An input left out by ``used_bprop_inputs`` reaches bprop as None: its type is
+        # unknown here, so the gradient bprop gave is passed on as it is.
+        return grad
     if not isinstance(x, Tensor):
         return 0
     if grad is None:
