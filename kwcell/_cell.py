@@ -33,6 +33,9 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
     by parameter name, or a single Tensor. A ``KwCell`` without ``bprop`` is an ``nn.Cell``.
     """
 
+    #: The hidden cell that carries the generated positional bprop (only with a bprop).
+    _kwcell_core: nn.Cell
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         info = info_of(type(self))

@@ -36,7 +36,7 @@ class ClassicPositional(KwCell):
         return w * ops.cos(x) * dout, ops.sin(x) * dout
 
 
-NETS = {cls: cls() for cls in (ClassicVarArgs, ClassicPositional)}
+NETS: dict[type[KwCell], KwCell] = {cls: cls() for cls in (ClassicVarArgs, ClassicPositional)}
 
 
 @pytest.mark.parametrize("cls", list(NETS), ids=lambda c: c.__name__)
@@ -64,7 +64,7 @@ class NewConstruct(Base):
 class NewBprop(Base):
     """Overrides bprop only: checked against the inherited construct."""
 
-    def bprop(self, x: Tensor, w: Any = 2.0, *, out: Tensor, dout: Tensor) -> Any:  # type: ignore[override]
+    def bprop(self, x: Tensor, w: Any = 2.0, *, out: Tensor, dout: Tensor) -> Any:
         return {"x": 10.0 * dout}
 
 
@@ -150,7 +150,8 @@ def test_used_bprop_inputs_is_forwarded() -> None:
             return {"x": w * dout}
 
     net = Used()
-    assert net._kwcell_core.used_bprop_inputs == [1]
+    core: Any = net._kwcell_core  # MindSpore reads used_bprop_inputs from the bprop cell
+    assert core.used_bprop_inputs == [1]
     gx = ms.grad(net)(Tensor(X), Tensor(W))
     np.testing.assert_allclose(gx.asnumpy(), W, rtol=1e-6)
     assert received == [True], "the unused input x should reach bprop as None"
