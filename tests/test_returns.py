@@ -105,3 +105,24 @@ BAD_NETS = {cls: cls() for cls in ERRORS}
 def test_bad_return_is_an_error_naming_the_inputs(mode: str, cls: type[KwCell]) -> None:
     with pytest.raises(ValueError, match=ERRORS[cls]):
         kwcell.grad(BAD_NETS[cls], grad_position=("x", "w"))(Tensor(X), w=Tensor(W))
+
+
+def test_dict_built_at_run_time_under_pynative_jit_is_a_known_limit() -> None:
+    """README 'Known limits': MindSpore has no CPU kernel for a dict that a bprop returns under
+    PyNative @ms.jit; a ``{...}`` literal return is rewritten to a tuple and works (ByName)."""
+    import mindspore as ms
+
+    net, literal = DictVariable(), ByName()
+
+    @ms.jit
+    def variable_step(x: Tensor, w: Tensor) -> Any:
+        return net(x, w)
+
+    @ms.jit
+    def literal_step(x: Tensor, w: Tensor) -> Any:
+        return literal(x, w)
+
+    _, gw = ms.grad(literal_step, grad_position=(0, 1))(Tensor(X), Tensor(W))
+    np.testing.assert_allclose(gw.asnumpy(), DW, rtol=1e-5)
+    with pytest.raises(RuntimeError, match=r"Unsupported op \[make_dict\] on CPU"):
+        ms.grad(variable_step, grad_position=(0, 1))(Tensor(X), Tensor(W))

@@ -117,7 +117,8 @@ def grad(
     weights: _Weights = None,
     has_aux: bool = False,
     return_ids: bool = False,
-    sens_param: bool = False,
+    *,
+    sens_param: Literal[True],
 ) -> Callable[..., Any]: ...
 def log(input: Tensor) -> Tensor: ...
 def log_softmax(logits: Tensor, axis: int = -1) -> Tensor: ...
@@ -172,7 +173,8 @@ def value_and_grad(
     weights: _Weights = None,
     has_aux: bool = False,
     return_ids: bool = False,
-    sens_param: bool = False,
+    *,
+    sens_param: Literal[True],
 ) -> Callable[..., tuple[Any, Any]]: ...
 def where(condition: Tensor, input: _TensorOrScalar, other: _TensorOrScalar) -> Tensor: ...
 def zeros(size: int | _Shape | Tensor, dtype: Type | None = None) -> Tensor: ...
