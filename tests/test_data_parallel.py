@@ -53,9 +53,11 @@ def _run(cmd: list[str], log: Path) -> None:
 
 
 @pytest.mark.skipif(MSRUN is None, reason="msrun (installed with MindSpore) is not on PATH")
-def test_two_rank_data_parallel_equals_full_batch(tmp_path: Path) -> None:
+@pytest.mark.parametrize("exec_mode", ["pynative", "graph"])
+def test_two_rank_data_parallel_equals_full_batch(exec_mode: str, tmp_path: Path) -> None:
     assert MSRUN is not None
     out = tmp_path / "out"
+    mode_args = ["--graph"] if exec_mode == "graph" else []
     _run(
         [
             MSRUN,
@@ -68,6 +70,7 @@ def test_two_rank_data_parallel_equals_full_batch(tmp_path: Path) -> None:
             str(EXAMPLE),
             "--out",
             str(out),
+            *mode_args,
         ],
         tmp_path / "msrun.log",
     )
@@ -75,7 +78,7 @@ def test_two_rank_data_parallel_equals_full_batch(tmp_path: Path) -> None:
     assert "rank 0 step 4 loss" in worker_logs
     assert "rank 1 step 4 loss" in worker_logs
 
-    _run([sys.executable, str(EXAMPLE), "--single", "--out", str(out)], tmp_path / "single.log")
+    _run([sys.executable, str(EXAMPLE), "--single", "--out", str(out), *mode_args], tmp_path / "single.log")
 
     rank0, rank1, single = (np.load(out / f"{name}.npz") for name in ("rank0", "rank1", "single"))
     assert (
