@@ -23,3 +23,31 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     _, tests = _readme_commands()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci[-1] == tests
+
+
+def _complete_python_blocks() -> list[str]:
+    """README Python blocks that are whole programs (they start with an import)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.+?)\n```", text, re.DOTALL)
+    return [b for b in blocks if b.startswith(("import ", "from "))]
+
+
+def test_readme_python_examples_run(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    blocks = _complete_python_blocks()
+    assert len(blocks) >= 2
+    for i, block in enumerate(blocks):
+        script = tmp_path / f"readme_{i}.py"
+        script.write_text(block + "\n", encoding="utf-8")
+        run = subprocess.run(
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            timeout=300,
+            check=False,
+        )
+        assert run.returncode == 0, f"README block {i} failed:\n{block}\n{run.stderr[-2000:]}"
