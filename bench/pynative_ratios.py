@@ -1,0 +1,59 @@
+"""PyNative: KwCell vs a hand-written positional nn.Cell with the same math and bprop, tiny tensors."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import mindspore as ms
+import numpy as np
+
+import kwcell
+from bench._timing import interleaved, report
+from bench.cells import Hand, Kw
+
+
+def main() -> None:
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = ms.Tensor(np.ones((2,), np.float32))
+    w = ms.Tensor(np.full((2,), 2.0, np.float32))
+    y = ms.Tensor(np.zeros((2,), np.float32))
+    hand, kw = Hand(), Kw()
+    vg_hand = ms.value_and_grad(hand, grad_position=(0, 1, 2))
+    vg_kw = kwcell.value_and_grad(kw, grad_position=(0, 1, 2))
+    t_k, t_h = interleaved(lambda: vg_kw(x, w, y), lambda: vg_hand(x, w, y), rounds=25, inner=20)
+    r = t_k / t_h
+    report(
+        "pynative fwd+bwd ratio (kwcell.value_and_grad vs ms.value_and_grad)",
+        r,
+        "x",
+        "<= 1.05",
+        r <= 1.05,
+        f"kwcell {t_k * 1e6:.0f} us, hand {t_h * 1e6:.0f} us",
+    )
+    t_k, t_h = interleaved(lambda: kw(x, y=y, w=w), lambda: hand(x, w, y))
+    r = t_k / t_h
+    report(
+        "pynative forward with keywords ratio",
+        r,
+        "x",
+        "<= 1.10",
+        r <= 1.10,
+        f"kwcell {t_k * 1e6:.1f} us, hand {t_h * 1e6:.1f} us",
+    )
+    t_k, t_h = interleaved(lambda: kw(x, w, y), lambda: hand(x, w, y))
+    r = t_k / t_h
+    report(
+        "pynative forward positional ratio",
+        r,
+        "x",
+        "<= 1.05",
+        r <= 1.05,
+        f"kwcell {t_k * 1e6:.1f} us, hand {t_h * 1e6:.1f} us",
+    )
+
+
+if __name__ == "__main__":
+    main()
