@@ -30,6 +30,10 @@ from typing import Any
 __all__ = ["compile_unit", "literal_source"]
 
 _lock = threading.Lock()
+# CPython 3.11 builds Python AST objects with a recursion-depth counter that is not
+# per-thread: two threads in ast.parse at once can fail with "SystemError: AST constructor
+# recursion depth mismatch". kwcell's own parses (literal checks, bprop rewriting) take turns.
+AST_LOCK = threading.RLock()
 _directory: str | None = None
 _counter = itertools.count(1)
 _LITERAL_TYPES = (bool, int, float, complex, str, bytes, type(None))
@@ -54,7 +58,8 @@ def literal_source(value: Any) -> str | None:
         return None
     try:
         text = repr(value)  # ValueError for an int longer than sys.get_int_max_str_digits()
-        back = ast.literal_eval(text)
+        with AST_LOCK:
+            back = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
     if type(back) is not type(value) or repr(back) != text:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ._codegen import AST_LOCK
 from ._errors import KwCellDefinitionError
 from ._spec import CellSpec
 
@@ -82,7 +83,8 @@ def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | No
     except (OSError, TypeError):
         return None
     origin = f"{inspect.getsourcefile(fn) or '?'}:{first_line}"
-    tree = ast.parse(textwrap.dedent("".join(lines)))
+    with AST_LOCK:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         return None
