@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import traceback
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,7 @@ def test_threads_define_classes_concurrently() -> None:
         th.start()
     for th in threads:
         th.join()
-    assert not errors, errors[:3]
+    assert not errors, "".join(traceback.format_exception(errors[0]))
     assert len(made) == THREADS * PER_THREAD
     files: list[str] = []
     sentinel: Any = object()
