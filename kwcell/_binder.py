@@ -10,11 +10,11 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from ._codegen import compile_unit, literal_source
+from ._codegen import Unit, compile_units, literal_source
 from ._spec import KEYWORD_ONLY, Param, Signature, format_params
 from ._templates import BINDER, HEADER
 
-__all__ = ["DefaultRef", "defaults_of", "make_binder", "signature_source"]
+__all__ = ["DefaultRef", "binder_unit", "defaults_of", "make_binder", "signature_source"]
 
 
 class DefaultRef:
@@ -57,6 +57,24 @@ def defaults_of(sig: Signature) -> tuple[tuple[Any, ...] | None, dict[str, Any] 
     return positional or None, keyword or None
 
 
+def binder_unit(sig: Signature, *, qualname: str, with_self: bool) -> Unit:
+    """The generated-code unit of a binder for ``sig`` (a function named ``bind``)."""
+    signature, default_refs, closure = signature_source(sig, with_self=with_self)
+    body = BINDER.format(
+        signature=signature,
+        default_refs=default_refs,
+        args_tuple="".join(f"{n}, " for n in sig.names),
+        qualname=qualname,
+    )
+    return Unit(
+        "binder",
+        body,
+        {"__name__": __name__, "__builtins__": __builtins__},
+        closure=closure,
+        defaults={"bind": defaults_of(sig)},
+    )
+
+
 def make_binder(
     sig: Signature, *, label: str, qualname: str, owner: object, with_self: bool
 ) -> types.FunctionType:
@@ -65,24 +83,13 @@ def make_binder(
     ``qualname`` names it in Python's ``TypeError`` messages (``Net.construct() got an
     unexpected keyword argument 'z'``).
     """
-    signature, default_refs, closure = signature_source(sig, with_self=with_self)
-    body = BINDER.format(
-        signature=signature,
-        default_refs=default_refs,
-        args_tuple="".join(f"{n}, " for n in sig.names),
-        qualname=qualname,
-    )
-    fn = compile_unit(
+    unit = binder_unit(sig, qualname=qualname, with_self=with_self)
+    fn = compile_units(
         kind="binder",
         label=label,
-        header=HEADER.format(
-            label=label, kind="binder", mapping=f"({signature}) -> ({', '.join(sig.names)})"
-        ),
-        body=body,
-        closure=closure,
-        globals_={"__name__": __name__, "__builtins__": __builtins__},
-        defaults={"bind": defaults_of(sig)},
+        header=HEADER.format(label=label, kind="binder", mapping=f"{qualname} -> ({', '.join(sig.names)})"),
+        units=[unit],
         owner=owner,
-    )["bind"]
+    )["binder"]["bind"]
     fn.__qualname__ = qualname
     return fn

@@ -25,9 +25,10 @@ import threading
 import types
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["compile_unit", "literal_source"]
+__all__ = ["AST_LOCK", "Unit", "compile_unit", "compile_units", "literal_source"]
 
 _lock = threading.Lock()
 # CPython 3.11 builds Python AST objects with a recursion-depth counter that is not
@@ -89,6 +90,64 @@ def _release(path: str) -> None:
         os.remove(path)
 
 
+@dataclass(frozen=True)
+class Unit:
+    """One group of generated functions sharing a factory, its closure and its globals.
+
+    ``closure`` values reach the functions as free variables; ``cells`` are existing closure
+    cells (the user's own, so that late binding behaves as in the original function).
+    ``defaults`` maps a function name to ``(__defaults__, __kwdefaults__)``, set after compiling
+    so that default values are the user's objects, not re-evaluated copies.
+    """
+
+    name: str
+    body: str
+    globals_: dict[str, Any]
+    closure: Mapping[str, Any] = field(default_factory=dict)
+    cells: Mapping[str, types.CellType] = field(default_factory=dict)
+    defaults: Mapping[str, tuple[tuple[Any, ...] | None, dict[str, Any] | None]] = field(default_factory=dict)
+
+
+def compile_units(
+    *, kind: str, label: str, header: str, units: list[Unit], owner: object | None = None
+) -> dict[str, dict[str, types.FunctionType]]:
+    """Write ``units`` to one generated file, compile it once, and build their functions.
+
+    Returns ``{unit name: {function name: function}}``. The file is released when ``owner``
+    is garbage-collected.
+    """
+    parts = [f"# {header}\n"]
+    for unit in units:
+        params = ", ".join([*unit.closure, *unit.cells])
+        parts.append(f"\n\ndef _kwcell_{unit.name}({params}):\n{textwrap.indent(unit.body, '    ')}\n")
+    source = "".join(parts)
+    path = _filename(kind, label)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(source)
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    if owner is not None:
+        weakref.finalize(owner, _release, path)
+    code = compile(source, path, "exec")
+    factories = {c.co_name: c for c in code.co_consts if isinstance(c, types.CodeType)}
+    result: dict[str, dict[str, types.FunctionType]] = {}
+    for unit in units:
+        cells: dict[str, types.CellType] = {k: types.CellType(v) for k, v in unit.closure.items()}
+        cells.update(unit.cells)
+        fns: dict[str, types.FunctionType] = {}
+        for inner in factories[f"_kwcell_{unit.name}"].co_consts:
+            if not isinstance(inner, types.CodeType):
+                continue
+            fn = types.FunctionType(
+                inner, unit.globals_, inner.co_name, None, tuple(cells[n] for n in inner.co_freevars)
+            )
+            defaults = unit.defaults.get(inner.co_name)
+            if defaults is not None:
+                fn.__defaults__, fn.__kwdefaults__ = defaults
+            fns[inner.co_name] = fn
+        result[unit.name] = fns
+    return result
+
+
 def compile_unit(
     *,
     kind: str,
@@ -101,35 +160,6 @@ def compile_unit(
     defaults: Mapping[str, tuple[tuple[Any, ...] | None, dict[str, Any] | None]] | None = None,
     owner: object | None = None,
 ) -> dict[str, types.FunctionType]:
-    """Compile the top-level ``def`` statements in ``body`` and return them by name.
-
-    ``closure`` values reach the functions as free variables; ``cells`` are existing closure
-    cells (the user's own, so that late binding behaves as in the original function).
-    ``defaults`` maps a function name to ``(__defaults__, __kwdefaults__)`` set after
-    compiling, so default values are the user's objects, not re-evaluated copies.
-    The source file is released when ``owner`` is garbage-collected.
-    """
-    factory_params = ", ".join([*closure, *(cells or {})])
-    source = f"# {header}\ndef _kwcell_factory({factory_params}):\n{textwrap.indent(body, '    ')}\n"
-    path = _filename(kind, label)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(source)
-    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
-    if owner is not None:
-        weakref.finalize(owner, _release, path)
-    code = compile(source, path, "exec")
-    factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    all_cells: dict[str, types.CellType] = {k: types.CellType(v) for k, v in closure.items()}
-    all_cells.update(cells or {})
-    result: dict[str, types.FunctionType] = {}
-    for inner in factory.co_consts:
-        if not isinstance(inner, types.CodeType):
-            continue
-        fn = types.FunctionType(
-            inner, globals_, inner.co_name, None, tuple(all_cells[n] for n in inner.co_freevars)
-        )
-        spec = (defaults or {}).get(inner.co_name)
-        if spec is not None:
-            fn.__defaults__, fn.__kwdefaults__ = spec
-        result[inner.co_name] = fn
-    return result
+    """Compile the top-level ``def`` statements in ``body`` (one :class:`Unit`), by name."""
+    unit = Unit("factory", body, globals_, closure, cells or {}, defaults or {})
+    return compile_units(kind=kind, label=label, header=header, units=[unit], owner=owner)["factory"]

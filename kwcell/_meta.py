@@ -13,12 +13,12 @@ from typing import Any
 from mindspore import nn
 
 from . import _runtime
-from ._binder import defaults_of, make_binder, signature_source
-from ._codegen import compile_unit
+from ._binder import binder_unit, defaults_of, signature_source
+from ._codegen import Unit, compile_units
 from ._errors import KwCellDefinitionError, KwCellWarning
-from ._source import rewrite_bprop
+from ._source import ZERO, rewrite_bprop
 from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, Signature, signature_of
-from ._templates import CORE, DISPATCHER, FORWARD_BPROP, HEADER
+from ._templates import CORE, CORE_STATIC, DISPATCHER, FORWARD_BPROP, HEADER
 from ._validate import validate
 
 __all__ = ["KwCellInfo", "KwCellMeta", "info_of"]
@@ -110,121 +110,104 @@ def _label(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _user_bprop_positional(
-    cls: type, spec: CellSpec, bprop: Callable[..., Any], files: dict[str, str]
-) -> Callable[..., Any]:
-    """The user's bprop as a function of ``(self, *inputs, out, dout)`` in construct's order."""
+def _bprop_unit(cls: type, spec: CellSpec, bprop: Callable[..., Any]) -> tuple[Unit | None, bool, str]:
+    """The unit that makes the user's bprop a function of ``(self, *inputs, out, dout)``.
+
+    Returns the unit (``None`` for the classic ``bprop(self, *args)``, used as it is), whether
+    its returns were all normalised when the class was created, and a note for the header.
+    """
     assert spec.bprop is not None
     if spec.bprop.classic:
-        return bprop
-    label = _label(cls)
+        return None, False, "bprop: the classic bprop(self, *args), called positionally"
     rewritten = rewrite_bprop(bprop, spec)
     if rewritten is not None:
         code = bprop.__code__
         cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
-        mapping = f"Rewritten from {rewritten.origin} with parameters in construct's order"
-        fns = compile_unit(
-            kind="bprop",
-            label=label,
-            header=HEADER.format(label=label, kind="bprop", mapping=mapping),
-            body=rewritten.source,
-            closure={},
-            cells=cells,
-            globals_=bprop.__globals__,
-            owner=cls,
-        )
-        fn = fns[bprop.__name__]
-    else:
-        names = spec.names
-        bsig = spec.bprop.signature
-        keywords = "".join(f"{n}={n}, " for n in names if bsig.get(n) is not None or bsig.var_keyword)
-        source = FORWARD_BPROP.format(
-            self_args=", ".join(["self", *names]), qualname=cls.__qualname__, keywords=keywords
-        )
-        fn = compile_unit(
-            kind="bprop",
-            label=label,
-            header=HEADER.format(label=label, kind="bprop", mapping="Forwards by keyword"),
-            body=source,
-            closure={"_kwcell_target": bprop},
-            globals_=bprop.__globals__,
-            owner=cls,
-        )["bprop"]
-    files["bprop"] = fn.__code__.co_filename
-    fn.__qualname__ = f"{cls.__qualname__}.bprop"
-    return fn
+        cells[ZERO] = types.CellType(_runtime.zero)
+        unit = Unit("bprop", rewritten.source, bprop.__globals__, cells=cells)
+        return unit, rewritten.static, f"bprop: rewritten from {rewritten.origin}"
+    names = spec.names
+    bsig = spec.bprop.signature
+    keywords = "".join(f"{n}={n}, " for n in names if bsig.get(n) is not None or bsig.var_keyword)
+    source = FORWARD_BPROP.format(
+        self_args=", ".join(["self", *names]), qualname=cls.__qualname__, keywords=keywords
+    )
+    unit = Unit("bprop", source, bprop.__globals__, closure={"_kwcell_target": bprop})
+    return unit, False, "bprop: forwards by keyword (no source to rewrite)"
 
 
 def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any]) -> KwCellInfo:
+    bsig = signature_of(bprop)
     spec = CellSpec(
         module=cls.__module__,
         qualname=cls.__qualname__,
         construct=signature_of(construct),
-        bprop=None,
+        bprop=BpropSpec(bsig, _is_classic(bsig)),
     )
-    bsig = signature_of(bprop)
-    spec = CellSpec(spec.module, spec.qualname, spec.construct, BpropSpec(bsig, _is_classic(bsig)))
     validate(spec)
     label = _label(cls)
-    files: dict[str, str] = {}
+    qualname = cls.__qualname__
     names = spec.names
     args = ", ".join(names)
-    positional = _user_bprop_positional(cls, spec, bprop, files)
     module_globals = vars(inspect.getmodule(cls) or types.ModuleType(cls.__module__))
 
-    core_fns = compile_unit(
-        kind="core",
-        label=label,
-        header=HEADER.format(label=label, kind="core", mapping=f"Inputs in order: ({args})"),
-        body=CORE.format(
+    bprop_unit, static, bprop_note = _bprop_unit(cls, spec, bprop)
+    core_template = CORE_STATIC if static else CORE
+    core_unit = Unit(
+        "core",
+        core_template.format(
             self_args=", ".join(["self", *names]),
-            args=args,
             construct_args=", ".join(
                 p.name if p.kind is not KEYWORD_ONLY else f"{p.name}={p.name}" for p in spec.construct.params
             ),
             args_tuple="".join(f"{n}, " for n in names),
             names=names,
-            where=f"{cls.__qualname__}.bprop",
-            weights_error=_weights_in_graph_message(f"{cls.__qualname__}.bprop"),
-            qualname=cls.__qualname__,
+            where=f"{qualname}.bprop",
+            weights_error=_weights_in_graph_message(f"{qualname}.bprop"),
+            qualname=qualname,
         ),
+        module_globals,
         closure={"_kwcell_normalize": _runtime.normalize, "_kwcell_in_graph": _runtime.in_graph},
-        globals_=module_globals,
+    )
+    signature, default_refs, closure = signature_source(spec.construct, with_self=True)
+    dispatcher_unit = Unit(
+        "dispatcher",
+        DISPATCHER.format(signature=signature, default_refs=default_refs, args=args, qualname=qualname),
+        module_globals,
+        closure=closure,
+        defaults={"construct": defaults_of(spec.construct)},
+    )
+    units = [u for u in (bprop_unit, core_unit, dispatcher_unit) if u is not None]
+    units.append(binder_unit(spec.construct, qualname=f"{qualname}.construct", with_self=True))
+    mapping = f"construct({signature}) -> core({args}); {bprop_note}"
+    fns = compile_units(
+        kind="bprop",
+        label=label,
+        header=HEADER.format(label=label, kind="bprop", mapping=mapping),
+        units=units,
         owner=cls,
     )
-    files["core"] = core_fns["construct"].__code__.co_filename
+    positional: Callable[..., Any] = bprop
+    if bprop_unit is not None:
+        (generated,) = fns["bprop"].values()  # the unit defines exactly one function
+        generated.__qualname__ = f"{qualname}.bprop"
+        positional = generated
     core_cls = type(
         "_KwCellCore",
         (_KwCellCore,),
         {
-            "construct": core_fns["construct"],
-            "bprop": core_fns["bprop"],
+            "construct": fns["core"]["construct"],
+            "bprop": fns["core"]["bprop"],
             "__module__": __name__,
             "__qualname__": "_KwCellCore",
             "_kwcell_label": label,
         },
     )
-
-    signature, default_refs, closure = signature_source(spec.construct, with_self=True)
-    dispatcher = compile_unit(
-        kind="dispatcher",
-        label=label,
-        header=HEADER.format(
-            label=label, kind="dispatcher", mapping=f"construct({signature}) -> core({args})"
-        ),
-        body=DISPATCHER.format(
-            signature=signature, default_refs=default_refs, args=args, qualname=cls.__qualname__
-        ),
-        closure=closure,
-        globals_=module_globals,
-        defaults={"construct": defaults_of(spec.construct)},
-        owner=cls,
-    )["construct"]
-    files["dispatcher"] = dispatcher.__code__.co_filename
-    dispatcher.__qualname__ = f"{cls.__qualname__}.construct"
-    bind = make_binder(
-        spec.construct, label=label, qualname=f"{cls.__qualname__}.construct", owner=cls, with_self=True
-    )
+    dispatcher = fns["dispatcher"]["construct"]
+    dispatcher.__qualname__ = f"{qualname}.construct"
+    bind = fns["binder"]["bind"]
+    bind.__qualname__ = f"{qualname}.construct"
+    path = dispatcher.__code__.co_filename
     return KwCellInfo(
         spec=spec,
         user_construct=construct,
@@ -233,7 +216,7 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         core_cls=core_cls,
         dispatcher=dispatcher,
         bind=bind,
-        files=files,
+        files={"bprop": path},
     )
 
 

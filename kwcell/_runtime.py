@@ -13,10 +13,11 @@ from typing import Any
 from mindspore import Parameter, Tensor, ops
 from mindspore.ops import constexpr
 
-__all__ = ["in_graph", "normalize"]
+__all__ = ["in_graph", "normalize", "zero"]
 
 
-def _zero(x: Any) -> Any:
+def zero(x: Any) -> Any:
+    """The gradient placeholder for an input: ``zeros_like`` for a Tensor, ``0`` otherwise."""
     if isinstance(x, Tensor):
         return ops.zeros_like(x)
     return 0
@@ -64,7 +65,7 @@ def _from_dict(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], wher
         if names[i] in grads:
             result = result + (_fill(grads[names[i]], inputs[i]),)  # noqa: RUF005 - graph-parsed
         else:
-            result = result + (_zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
+            result = result + (zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
     return result
 
 
@@ -82,7 +83,7 @@ def _inputs_part(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], wh
         )
     result: tuple[Any, ...] = (_fill(grads, inputs[0]),)
     for i in range(1, len(inputs)):
-        result = result + (_zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
+        result = result + (zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
     return result
 
 

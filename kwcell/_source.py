@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,12 +24,21 @@ from ._spec import CellSpec
 __all__ = ["RewrittenBprop", "rewrite_bprop"]
 
 
+ZERO = "_kwcell_zero"  # closure name of kwcell._runtime.zero in the rewritten bprop
+
+
 @dataclass(frozen=True)
 class RewrittenBprop:
-    """Source of the positional bprop, and where the user's original lives."""
+    """Source of the positional bprop, and where the user's original lives.
+
+    ``static`` is true when every return was turned into a tuple with one entry per input
+    when the class was created, so nothing is left to normalise at run time (the generated
+    core then calls bprop directly, which compiles as fast as a hand-written bprop).
+    """
 
     source: str
     origin: str
+    static: bool
 
 
 def _returns(node: ast.AST) -> Iterator[ast.Return]:
@@ -40,16 +50,47 @@ def _returns(node: ast.AST) -> Iterator[ast.Return]:
             yield from _returns(child)
 
 
-def _rewrite_return(spec: CellSpec, ret: ast.Return, first_line: int) -> None:
+def _alias(name: str) -> str:
+    return f"_kwcell_in_{name}"
+
+
+class _Text:
+    """The dedented source of one function, addressed by AST positions (UTF-8 columns)."""
+
+    def __init__(self, source: str) -> None:
+        self.data = source.encode("utf-8")
+        self.starts = [0]
+        for line in self.data.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+
+    def offset(self, lineno: int, col: int) -> int:
+        return self.starts[lineno - 1] + col
+
+    def span(self, node: ast.expr | ast.stmt) -> tuple[int, int]:
+        end_lineno, end_col = node.end_lineno, node.end_col_offset
+        assert end_lineno is not None and end_col is not None
+        return self.offset(node.lineno, node.col_offset), self.offset(end_lineno, end_col)
+
+    def segment(self, node: ast.expr | ast.stmt) -> str:
+        a, b = self.span(node)
+        return self.data[a:b].decode("utf-8")
+
+
+def _return_text(spec: CellSpec, ret: ast.Return, text: _Text, first_line: int) -> str | None:
+    """Check a ``return`` whose value is a literal and give the full tuple that replaces it.
+
+    ``None`` when the value is not a literal kwcell can normalise now (it is then normalised
+    at run time).
+    """
     names = spec.names
     value = ret.value
     expected = ", ".join(names)
-    lineno = first_line + ret.lineno - 1
-    where = f"{spec.qualname}.bprop (line {lineno})"
+    where = f"{spec.qualname}.bprop (line {first_line + ret.lineno - 1})"
+    zero = {n: f"{ZERO}({_alias(n)})" for n in names}
     if isinstance(value, ast.Dict) and all(
         isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys
     ):
-        by_name: dict[str, ast.expr] = {}
+        by_name: dict[str, str] = {}
         for k, v in zip(value.keys, value.values, strict=True):
             assert isinstance(k, ast.Constant) and isinstance(k.value, str)
             if k.value not in names:
@@ -58,18 +99,88 @@ def _rewrite_return(spec: CellSpec, ret: ast.Return, first_line: int) -> None:
                     f"construct; expected names: ({expected})"
                 )
                 raise KwCellDefinitionError(msg)
-            by_name[k.value] = v
-        items: list[ast.expr] = [by_name.get(n, ast.Constant(None)) for n in names]
-        ret.value = ast.copy_location(ast.Tuple(items, ast.Load()), value)
+            by_name[k.value] = text.segment(v)
+        items = [by_name.get(n, zero[n]) for n in names]
     elif isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
-        weights_form = len(value.elts) == 2 and isinstance(value.elts[1], ast.Dict) and len(names) != 2
-        if len(value.elts) != len(names) and not weights_form:
+        if any(isinstance(e, ast.Dict) for e in value.elts):
+            # MindSpore's weight form, ``(input_grads, {parameter: grad})``: a dict is never
+            # the gradient of an input. It is normalised at run time (PYNATIVE only).
+            return None
+        if len(value.elts) != len(names):
             msg = (
                 f"{where}: returns {len(value.elts)} gradients, expected {len(names)}, one per "
                 f"construct parameter in this order: ({expected}); return a dict keyed by "
                 "parameter name to give only some of them"
             )
             raise KwCellDefinitionError(msg)
+        items = [
+            zero[n] if isinstance(e, ast.Constant) and e.value is None else text.segment(e)
+            for n, e in zip(names, value.elts, strict=True)
+        ]
+    else:
+        return None
+    return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+
+
+def _ends_in_return(body: list[ast.stmt]) -> bool:
+    """Whether control cannot fall off the end of ``body`` (which would return None)."""
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return bool(last.orelse) and _ends_in_return(last.body) and _ends_in_return(last.orelse)
+    return False
+
+
+def _block(lines: list[str], start: int) -> list[str] | None:
+    """The lines of the ``def`` (with its decorators) starting at index ``start``.
+
+    The block ends before the first line that is indented no deeper than the ``def`` and is
+    not blank or a comment. Cheaper than ``inspect.getsourcelines`` (no tokenizer); a block cut
+    short inside a multi-line string fails to parse and falls back to ``inspect``.
+    """
+    if start >= len(lines):
+        return None
+    first = lines[start]
+    indent = len(first) - len(first.lstrip())
+    end = start + 1
+    body_started = False
+    while end < len(lines):
+        line = lines[end]
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            if len(line) - len(line.lstrip()) <= indent:
+                if body_started or not line.lstrip().startswith(("def ", "@")):
+                    break
+            else:
+                body_started = True
+        end += 1
+    return lines[start:end]
+
+
+def _function_tree(fn: Callable[..., Any]) -> tuple[str, ast.Module, str, int] | None:
+    """``fn``'s dedented source, parsed, its file name and first line; None without source."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    filename = code.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    block = _block(lines, code.co_firstlineno - 1) if lines else None
+    if block is not None:
+        source = textwrap.dedent("".join(block))
+        try:
+            with AST_LOCK:
+                return source, ast.parse(source), filename, code.co_firstlineno
+        except SyntaxError:
+            pass
+    try:
+        found, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    source = textwrap.dedent("".join(found))
+    with AST_LOCK:
+        tree = ast.parse(source)
+    return source, tree, inspect.getsourcefile(fn) or filename, first_line
 
 
 def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | None:
@@ -78,13 +189,11 @@ def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | No
     Returns ``None`` when ``fn`` has no source to rewrite (defined in a REPL or by ``exec``);
     the caller then forwards by keyword, which works in PyNative only.
     """
-    try:
-        lines, first_line = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
+    found = _function_tree(fn)
+    if found is None:
         return None
-    origin = f"{inspect.getsourcefile(fn) or '?'}:{first_line}"
-    with AST_LOCK:
-        tree = ast.parse(textwrap.dedent("".join(lines)))
+    source, tree, filename, first_line = found
+    origin = f"{filename}:{first_line}"
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         return None
@@ -96,30 +205,31 @@ def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | No
         raise KwCellDefinitionError(msg)
     bsig = spec.bprop.signature if spec.bprop else None
     assert bsig is not None and bsig.self_name is not None
-    # Inputs bprop does not name reach it only through **kwargs: their positional names are
-    # mangled so that they cannot shadow a global the body uses.
-    unnamed = [n for n in spec.names if bsig.get(n) is None]
-    local = {n: f"_kwcell_in_{n}" if n in unnamed else n for n in spec.names}
-    positional = [bsig.self_name, *local.values(), "out", "dout"]
-    fdef.args = ast.arguments(
-        posonlyargs=[],
-        args=[ast.arg(n) for n in positional],
-        vararg=None,
-        kwonlyargs=[],
-        kw_defaults=[],
-        kwarg=None,
-        defaults=[],
-    )
-    fdef.returns = None
-    prologue: list[ast.stmt] = []
-    if bsig.var_keyword is not None:
-        keys: list[ast.expr | None] = [ast.Constant(n) for n in unnamed]
-        values: list[ast.expr] = [ast.Name(local[n], ast.Load()) for n in unnamed]
-        prologue.append(
-            ast.Assign([ast.Name(bsig.var_keyword, ast.Store())], ast.Dict(keys, values), lineno=0)
-        )
+    text = _Text(source)
+    # The body is kept as the user wrote it (comments included); only the signature and the
+    # literal returns change. Every input arrives under an alias, then is bound to the name
+    # bprop gave it (or put in its **kwargs): zeros for missing gradients refer to the input
+    # as it arrived, and an input bprop does not name cannot shadow a global the body uses.
+    replacements: list[tuple[int, int, str]] = []
+    static = True
     for ret in _returns(fdef):
-        _rewrite_return(spec, ret, first_line)
-    fdef.body = prologue + fdef.body
-    ast.fix_missing_locations(fdef)
-    return RewrittenBprop(ast.unparse(fdef), origin)
+        tuple_text = _return_text(spec, ret, text, first_line) if ret.value is not None else None
+        if tuple_text is None:
+            static = False
+        else:
+            assert ret.value is not None
+            replacements.append((*text.span(ret.value), tuple_text))
+    body_start, body_end = text.span(fdef.body[0])[0], text.span(fdef)[1]
+    body = bytearray(text.data[body_start:body_end])
+    for a, b, new in sorted(replacements, reverse=True):
+        body[a - body_start : b - body_start] = new.encode("utf-8")
+    indent = " " * (fdef.body[0].col_offset if fdef.body[0].lineno > fdef.lineno else 4)
+    positional = [bsig.self_name, *(_alias(n) for n in spec.names), "out", "dout"]
+    prologue = [f"{n} = {_alias(n)}" for n in spec.names if bsig.get(n) is not None]
+    if bsig.var_keyword is not None:
+        unnamed = ", ".join(f"{n!r}: {_alias(n)}" for n in spec.names if bsig.get(n) is None)
+        prologue.append(f"{bsig.var_keyword} = {{{unnamed}}}")
+    lines = [f"def {fdef.name}({', '.join(positional)}):\n", *(f"{indent}{p}\n" for p in prologue)]
+    rewritten = "".join(lines) + indent + body.decode("utf-8") + "\n"
+    static = static and _ends_in_return(fdef.body)
+    return RewrittenBprop(rewritten, origin, static)

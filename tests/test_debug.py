@@ -51,8 +51,11 @@ def test_bprop_source_keeps_the_users_body() -> None:
     info = info_of(Net)
     assert info is not None
     source = inspect.getsource(info.positional_bprop)
-    assert "def bprop(self, x, w, out, dout):" in source
-    assert "raise ValueError('unlucky w')" in source
+    assert "def bprop(self, _kwcell_in_x, _kwcell_in_w, out, dout):" in source
+    assert "x = _kwcell_in_x" in source and "w = _kwcell_in_w" in source
+    assert 'raise ValueError("unlucky w")' in source  # the user's own text, verbatim
+    # The dict literal became a full tuple when the class was created: w gets zeros.
+    assert "return (w * ops.cos(x) * dout, _kwcell_zero(_kwcell_in_w))" in source
 
 
 def test_traceback_shows_generated_source() -> None:
@@ -60,7 +63,7 @@ def test_traceback_shows_generated_source() -> None:
         kwcell.grad(Net())(Tensor(np.array([0.5], np.float32)), w=13.0)
     text = "".join(traceback.format_exception(info.value))
     assert "<kwcell generated bprop tests.test_debug.Net" in text
-    assert "raise ValueError('unlucky w')" in text
+    assert 'raise ValueError("unlucky w")' in text
 
 
 def _log_lines(kind: str) -> list[str]:

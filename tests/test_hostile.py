@@ -353,7 +353,7 @@ def test_hostile_default_in_graph_mode() -> None:
     g = kwcell.grad(net)(_x(), s=-0.0, t=((3, 4), "z"))
     np.testing.assert_allclose(g.asnumpy(), [6.0, 6.0, 6.0])
     assert MARKER not in _generated_sources(GraphNet)
-    assert os.path.exists(info_of(GraphNet).files["dispatcher"])  # type: ignore[union-attr]
+    assert os.path.exists(info_of(GraphNet).files["bprop"])  # type: ignore[union-attr]
 
 
 class GraphNet(KwCell):
