@@ -13,14 +13,15 @@ __all__ = ["interleaved", "report"]
 def interleaved(
     a: Callable[[], object], b: Callable[[], object], *, rounds: int = 30, inner: int = 50
 ) -> tuple[float, float]:
-    """Median seconds per call of ``a`` and ``b``, alternating them round by round."""
+    """Median seconds per call of ``a`` and ``b``, alternating them (and their order) by round."""
     for _ in range(inner):
         a()
         b()
     ta: list[float] = []
     tb: list[float] = []
-    for _ in range(rounds):
-        for fn, out in ((a, ta), (b, tb)):
+    for r in range(rounds):
+        # Alternate which goes first, so that neither always follows the other.
+        for fn, out in ((a, ta), (b, tb)) if r % 2 else ((b, tb), (a, ta)):
             start = time.perf_counter()
             for _ in range(inner):
                 fn()

@@ -25,3 +25,43 @@ class Kw(KwCell):
 
     def bprop(self, x, w, y, *, out, dout):  # type: ignore[no-untyped-def]
         return {"x": w * ops.cos(x) * dout, "w": ops.sin(x) * dout, "y": dout}
+
+
+class HandAct(nn.Cell):
+    """A surrogate-gradient activation, hand-written positional."""
+
+    def construct(self, x, alpha):  # type: ignore[no-untyped-def]
+        return ops.tanh(alpha * x)
+
+    def bprop(self, x, alpha, out, dout):  # type: ignore[no-untyped-def]
+        return dout * alpha / (1.0 + alpha * alpha * x * x), 0
+
+
+class KwAct(KwCell):
+    """The same activation as a KwCell, called with a keyword."""
+
+    def construct(self, x, alpha=1.0):  # type: ignore[no-untyped-def]
+        return ops.tanh(alpha * x)
+
+    def bprop(self, x, alpha=1.0, *, out, dout):  # type: ignore[no-untyped-def]
+        return {"x": dout * alpha / (1.0 + alpha * alpha * x * x)}
+
+
+class HandMLP(nn.Cell):
+    """A small network around the activation: what a custom bprop usually sits in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dense1, self.act, self.dense2 = nn.Dense(16, 32), HandAct(), nn.Dense(32, 1)
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        return self.dense2(self.act(self.dense1(x), 2.0))
+
+
+class KwMLP(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.dense1, self.act, self.dense2 = nn.Dense(16, 32), KwAct(), nn.Dense(32, 1)
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        return self.dense2(self.act(self.dense1(x), alpha=2.0))
