@@ -57,9 +57,18 @@ def defaults_of(sig: Signature) -> tuple[tuple[Any, ...] | None, dict[str, Any] 
     return positional or None, keyword or None
 
 
-def binder_unit(sig: Signature, *, qualname: str, with_self: bool) -> Unit:
-    """The generated-code unit of a binder for ``sig`` (a function named ``bind``)."""
-    signature, default_refs, closure = signature_source(sig, with_self=with_self)
+def binder_unit(
+    sig: Signature,
+    *,
+    qualname: str,
+    with_self: bool,
+    rendered: tuple[str, str, dict[str, Any]] | None = None,
+) -> Unit:
+    """The generated-code unit of a binder for ``sig`` (a function named ``bind``).
+
+    ``rendered`` is ``signature_source(sig, with_self=with_self)`` when the caller has it.
+    """
+    signature, default_refs, closure = rendered or signature_source(sig, with_self=with_self)
     body = BINDER.format(
         signature=signature,
         default_refs=default_refs,

@@ -169,7 +169,8 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         module_globals,
         closure={"_kwcell_normalize": _runtime.normalize, "_kwcell_in_graph": _runtime.in_graph},
     )
-    signature, default_refs, closure = signature_source(spec.construct, with_self=True)
+    rendered = signature_source(spec.construct, with_self=True)
+    signature, default_refs, closure = rendered
     dispatcher_unit = Unit(
         "dispatcher",
         DISPATCHER.format(signature=signature, default_refs=default_refs, args=args, qualname=qualname),
@@ -178,7 +179,9 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         defaults={"construct": defaults_of(spec.construct)},
     )
     units = [u for u in (bprop_unit, core_unit, dispatcher_unit) if u is not None]
-    units.append(binder_unit(spec.construct, qualname=f"{qualname}.construct", with_self=True))
+    units.append(
+        binder_unit(spec.construct, qualname=f"{qualname}.construct", with_self=True, rendered=rendered)
+    )
     mapping = f"construct({signature}) -> core({args}); {bprop_note}"
     fns = compile_units(
         kind="bprop",

@@ -41,13 +41,21 @@ class RewrittenBprop:
     static: bool
 
 
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def _returns(node: ast.AST) -> Iterator[ast.Return]:
-    """Return statements of ``node``'s own body (not of nested functions or classes)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.Return):
-            yield child
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            yield from _returns(child)
+    """Return statements of ``node``'s own body (not of nested functions or classes).
+
+    Only statement lists are walked: a ``return`` is a statement, and expressions (where a
+    lambda could hide) cannot contain one.
+    """
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, field, ()):
+            if isinstance(child, ast.Return):
+                yield child
+            elif not isinstance(child, _NESTED_SCOPES):
+                yield from _returns(child)
 
 
 def _alias(name: str) -> str:
@@ -219,8 +227,10 @@ def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | No
         else:
             assert ret.value is not None
             replacements.append((*text.span(ret.value), tuple_text))
-    body_start, body_end = text.span(fdef.body[0])[0], text.span(fdef)[1]
-    body = bytearray(text.data[body_start:body_end])
+    # The body runs to the end of the function's last line (a trailing comment included).
+    assert fdef.end_lineno is not None
+    body_start, body_end = text.span(fdef.body[0])[0], text.starts[fdef.end_lineno]
+    body = bytearray(text.data[body_start:body_end].rstrip())
     for a, b, new in sorted(replacements, reverse=True):
         body[a - body_start : b - body_start] = new.encode("utf-8")
     indent = " " * (fdef.body[0].col_offset if fdef.body[0].lineno > fdef.lineno else 4)
