@@ -50,7 +50,7 @@ def main() -> None:
     y = ms.Tensor(np.zeros((2,), np.float32))
     vg_kw = kwcell.value_and_grad(Kw(), grad_position=(0, 1, 2))
     vg_hand = ms.value_and_grad(Hand(), grad_position=(0, 1, 2))
-    t_k, t_h = interleaved(lambda: vg_kw(x, w, y), lambda: vg_hand(x, w, y), rounds=25, inner=40)
+    t_k, t_h = interleaved(lambda: vg_kw(x, w, y), lambda: vg_hand(x, w, y), rounds=80, inner=40)
     r = t_k / t_h
     report(
         "graph steady-state step ratio",
