@@ -15,7 +15,7 @@ import mindspore as ms
 import numpy as np
 
 import kwcell
-from bench._timing import interleaved, report
+from bench._timing import report, report_ratio
 from bench.cells import Hand, HandMLP, Kw, KwMLP
 
 
@@ -50,15 +50,8 @@ def main() -> None:
     y = ms.Tensor(np.zeros((2,), np.float32))
     vg_kw = kwcell.value_and_grad(Kw(), grad_position=(0, 1, 2))
     vg_hand = ms.value_and_grad(Hand(), grad_position=(0, 1, 2))
-    t_k, t_h = interleaved(lambda: vg_kw(x, w, y), lambda: vg_hand(x, w, y), rounds=80, inner=40)
-    r = t_k / t_h
-    report(
-        "graph steady-state step ratio",
-        r,
-        "x",
-        "<= 1.01",
-        r <= 1.01,
-        f"kwcell {t_k * 1e6:.0f} us, hand {t_h * 1e6:.0f} us",
+    report_ratio(
+        "graph steady-state step ratio", lambda: vg_kw(x, w, y), lambda: vg_hand(x, w, y), bar=1.01, inner=40
     )
     ck, ch = compile_times(
         lambda: kwcell.value_and_grad(Kw(), grad_position=(0, 1, 2)),

@@ -11,7 +11,7 @@ import mindspore as ms
 import numpy as np
 
 import kwcell
-from bench._timing import interleaved, report
+from bench._timing import report_ratio
 from bench.cells import Hand, Kw
 
 
@@ -25,36 +25,17 @@ def main() -> None:
     hand, kw = Hand(), Kw()
     vg_hand = ms.value_and_grad(hand, grad_position=(0, 1, 2))
     vg_kw = kwcell.value_and_grad(kw, grad_position=(0, 1, 2))
-    t_k, t_h = interleaved(lambda: vg_kw(x, w, y), lambda: vg_hand(x, w, y), rounds=60, inner=20)
-    r = t_k / t_h
-    report(
+    report_ratio(
         "pynative fwd+bwd ratio (kwcell.value_and_grad vs ms.value_and_grad)",
-        r,
-        "x",
-        "<= 1.05",
-        r <= 1.05,
-        f"kwcell {t_k * 1e6:.0f} us, hand {t_h * 1e6:.0f} us",
+        lambda: vg_kw(x, w, y),
+        lambda: vg_hand(x, w, y),
+        bar=1.05,
+        rounds=10,
     )
-    t_k, t_h = interleaved(lambda: kw(x, y=y, w=w), lambda: hand(x, w, y), rounds=100)
-    r = t_k / t_h
-    report(
-        "pynative forward with keywords ratio",
-        r,
-        "x",
-        "<= 1.10",
-        r <= 1.10,
-        f"kwcell {t_k * 1e6:.1f} us, hand {t_h * 1e6:.1f} us",
+    report_ratio(
+        "pynative forward with keywords ratio", lambda: kw(x, y=y, w=w), lambda: hand(x, w, y), bar=1.10
     )
-    t_k, t_h = interleaved(lambda: kw(x, w, y), lambda: hand(x, w, y), rounds=100)
-    r = t_k / t_h
-    report(
-        "pynative forward positional ratio",
-        r,
-        "x",
-        "<= 1.05",
-        r <= 1.05,
-        f"kwcell {t_k * 1e6:.1f} us, hand {t_h * 1e6:.1f} us",
-    )
+    report_ratio("pynative forward positional ratio", lambda: kw(x, w, y), lambda: hand(x, w, y), bar=1.05)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
 from mindspore import context, nn
 
+from ._codegen import ensure_written
 from ._meta import KwCellMeta, info_of
 
 __all__ = ["HasConstruct", "KwCell"]
@@ -40,6 +41,9 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         super().__init__(*args, **kwargs)
         info = info_of(type(self))
         if info is not None:
+            # MindSpore's graph compiler needs the generated code in a real file; no graph
+            # can hold the cell before an instance exists.
+            ensure_written(info.files["bprop"])
             core = info.core_cls()
             object.__setattr__(core, "_kwcell_owner", self)
             object.__setattr__(self, "_kwcell_core", core)

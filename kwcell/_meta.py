@@ -203,6 +203,7 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         header=HEADER.format(label=label, kind="bprop", mapping=mapping),
         units=units,
         owner=cls,
+        defer_write=True,  # written when the first instance is created (KwCell.__init__)
     )
     positional: Callable[..., Any] = bprop
     if bprop_unit is not None:
