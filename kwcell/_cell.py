@@ -41,12 +41,18 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         super().__init__(*args, **kwargs)
         info = info_of(type(self))
         if info is not None:
-            # MindSpore's graph compiler needs the generated code in a real file; no graph
-            # can hold the cell before an instance exists.
-            ensure_written(info.files["bprop"])
-            core = info.core_cls()
-            object.__setattr__(core, "_kwcell_owner", self)
-            object.__setattr__(self, "_kwcell_core", core)
+            # One core per class of the MRO with generated code (usually just this class):
+            # a parent's dispatcher, reached through super().construct(...), uses its own.
+            for klass in type(self).__mro__:
+                own = klass.__dict__.get("_kwcell_info")
+                if own is not None:
+                    # MindSpore's graph compiler needs the generated code in a real file; no
+                    # graph can hold the cell before an instance exists.
+                    ensure_written(own.files["bprop"])
+                    core = own.core_cls()
+                    object.__setattr__(core, "_kwcell_owner", self)
+                    object.__setattr__(self, f"_kwcell_core_{own.token}", core)
+            object.__setattr__(self, "_kwcell_core", self.__dict__[f"_kwcell_core_{info.token}"])
 
     if TYPE_CHECKING:
         # Static view: a call takes construct's signature and returns construct's type.

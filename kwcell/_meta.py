@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import itertools
 import types
 import warnings
 import weakref
@@ -27,6 +28,7 @@ __all__ = ["KwCellInfo", "KwCellMeta", "info_of"]
 _INFO = "_kwcell_info"
 GRAPH = context.GRAPH_MODE
 _MISSING = object()
+_TOKENS = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class KwCellInfo:
     dispatcher: types.FunctionType
     bind: types.FunctionType
     files: dict[str, str] = field(default_factory=dict)
+    token: int = 0
 
 
 def info_of(cls: type) -> KwCellInfo | None:
@@ -165,15 +168,18 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
     args = ", ".join(names)
     module_globals = vars(inspect.getmodule(cls) or types.ModuleType(cls.__module__))
 
+    token = next(_TOKENS)
+    construct_args = ", ".join(
+        p.name if p.kind is not KEYWORD_ONLY else f"{p.name}={p.name}" for p in spec.construct.params
+    )
     bprop_unit, static, bprop_note = _bprop_unit(cls, spec, bprop)
     core_template = CORE_STATIC if static else CORE
     core_unit = Unit(
         "core",
         core_template.format(
             self_args=", ".join(["self", *names]),
-            construct_args=", ".join(
-                p.name if p.kind is not KEYWORD_ONLY else f"{p.name}={p.name}" for p in spec.construct.params
-            ),
+            construct_args=construct_args,
+            token=token,
             args_tuple="".join(f"{n}, " for n in names),
             names=names,
             where=f"{qualname}.bprop",
@@ -187,7 +193,9 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
     signature, default_refs, closure = rendered
     dispatcher_unit = Unit(
         "dispatcher",
-        DISPATCHER.format(signature=signature, default_refs=default_refs, args=args, qualname=qualname),
+        DISPATCHER.format(
+            signature=signature, default_refs=default_refs, args=args, token=token, qualname=qualname
+        ),
         module_globals,
         closure=closure,
         defaults={"construct": defaults_of(spec.construct)},
@@ -235,6 +243,7 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         dispatcher=dispatcher,
         bind=bind,
         files={"bprop": path},
+        token=token,
     )
 
 
@@ -309,8 +318,10 @@ class KwCellMeta(type):
             raise KwCellDefinitionError(msg)
         info = _generate(cls, construct, bprop)
         cls.construct = info.dispatcher  # type: ignore[attr-defined]
-        cls._kwcell_construct = construct  # type: ignore[attr-defined]
-        cls._kwcell_bprop = info.positional_bprop  # type: ignore[attr-defined]
+        # The user's functions under this class's token, so that a parent's core still runs
+        # the parent's own code for super().construct(...) from a subclass.
+        setattr(cls, f"_kwcell_construct_{info.token}", construct)
+        setattr(cls, f"_kwcell_bprop_{info.token}", info.positional_bprop)
         setattr(cls, _INFO, info)
         return cls
 

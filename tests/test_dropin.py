@@ -209,3 +209,18 @@ def test_set_train_propagates() -> None:
     assert holder.inner.training
     holder.set_train(False)
     assert not holder.inner.training
+
+
+class SuperChild(Base):
+    """Overrides construct and calls the parent's through super(), as with nn.Cell."""
+
+    def construct(self, x: Tensor, w: Any = 2.0) -> Any:
+        return super().construct(x, w) + 1.0
+
+
+def test_super_construct_from_an_overriding_subclass(mode: str) -> None:
+    net = SuperChild()
+    out = net(Tensor(X), w=3.0)
+    np.testing.assert_allclose(out.asnumpy(), 3.0 * np.sin(X) + 1.0, rtol=1e-6)
+    g = kwcell.grad(net)(Tensor(X), w=3.0)  # the inherited bprop, checked against the new construct
+    np.testing.assert_allclose(g.asnumpy(), 3.0 * np.cos(X), rtol=1e-6)
