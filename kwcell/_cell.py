@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 from mindspore import context, nn
 
 from ._codegen import ensure_written
-from ._meta import KwCellMeta, info_of
+from ._meta import KwCellMeta, info_of, own_infos
 
 __all__ = ["HasConstruct", "KwCell"]
 
@@ -43,15 +43,13 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         if info is not None:
             # One core per class of the MRO with generated code (usually just this class):
             # a parent's dispatcher, reached through super().construct(...), uses its own.
-            for klass in type(self).__mro__:
-                own = klass.__dict__.get("_kwcell_info")
-                if own is not None:
-                    # MindSpore's graph compiler needs the generated code in a real file; no
-                    # graph can hold the cell before an instance exists.
-                    ensure_written(own.files["bprop"])
-                    core = own.core_cls()
-                    object.__setattr__(core, "_kwcell_owner", self)
-                    object.__setattr__(self, f"_kwcell_core_{own.token}", core)
+            for own in own_infos(type(self)):
+                # MindSpore's graph compiler needs the generated code in a real file; no graph
+                # can hold the cell before an instance exists.
+                ensure_written(own.files["bprop"])
+                core = own.core_cls()
+                object.__setattr__(core, "_kwcell_owner", self)
+                object.__setattr__(self, f"_kwcell_core_{own.token}", core)
             object.__setattr__(self, "_kwcell_core", self.__dict__[f"_kwcell_core_{info.token}"])
 
     if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, Signature, signature_of
 from ._templates import CORE, CORE_STATIC, DISPATCHER, FORWARD_BPROP, HEADER
 from ._validate import validate
 
-__all__ = ["KwCellInfo", "KwCellMeta", "info_of"]
+__all__ = ["KwCellInfo", "KwCellMeta", "info_of", "own_infos"]
 
 _INFO = "_kwcell_info"
 GRAPH = context.GRAPH_MODE
@@ -44,6 +44,11 @@ class KwCellInfo:
     bind: types.FunctionType
     files: dict[str, str] = field(default_factory=dict)
     token: int = 0
+
+
+def own_infos(cls: type) -> list[KwCellInfo]:
+    """The kwcell information of every class in ``cls``'s MRO that generated code, nearest first."""
+    return [info for klass in cls.__mro__ if (info := klass.__dict__.get(_INFO)) is not None]
 
 
 def info_of(cls: type) -> KwCellInfo | None:
