@@ -20,7 +20,7 @@ from mindspore import nn
 from ._binder import make_binder
 from ._codegen import compile_unit
 from ._meta import info_of
-from ._spec import KEYWORD_ONLY, Signature, signature_of
+from ._spec import KEYWORD_ONLY, Signature, call_text, signature_of
 
 __all__ = ["grad", "value_and_grad"]
 
@@ -113,7 +113,7 @@ class _GradFunction:
 
 
 def _adapter(fn: Any, sig: Signature, label: str, owner: object) -> Callable[..., Any]:
-    call = ", ".join(p.name if p.kind is not KEYWORD_ONLY else f"{p.name}={p.name}" for p in sig.params)
+    call = call_text(sig.params)
     return compile_unit(
         kind="adapter",
         label=label,

@@ -19,7 +19,7 @@ from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
 from ._errors import KwCellDefinitionError, KwCellWarning
 from ._source import ZERO, rewrite_bprop
-from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, Signature, signature_of
+from ._spec import BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import CORE, CORE_STATIC, DISPATCHER, FORWARD_BPROP, HEADER
 from ._validate import validate
 
@@ -174,9 +174,7 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
     module_globals = vars(inspect.getmodule(cls) or types.ModuleType(cls.__module__))
 
     token = next(_TOKENS)
-    construct_args = ", ".join(
-        p.name if p.kind is not KEYWORD_ONLY else f"{p.name}={p.name}" for p in spec.construct.params
-    )
+    construct_args = call_text(spec.construct.params)
     bprop_unit, static, bprop_note = _bprop_unit(cls, spec, bprop)
     core_template = CORE_STATIC if static else CORE
     core_unit = Unit(

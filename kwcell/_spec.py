@@ -12,7 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EMPTY", "BpropSpec", "CellSpec", "Param", "format_params", "safe_repr", "signature_of"]
+__all__ = [
+    "EMPTY",
+    "BpropSpec",
+    "CellSpec",
+    "Param",
+    "call_text",
+    "format_params",
+    "safe_repr",
+    "signature_of",
+]
 
 EMPTY: Any = inspect.Parameter.empty
 
@@ -106,6 +115,11 @@ def safe_repr(value: Any) -> str:
         return repr(value)
     except Exception:  # noqa: BLE001 - any user __repr__ may raise; a message must still be built
         return f"<{type(value).__qualname__} object>"
+
+
+def call_text(params: tuple[Param, ...]) -> str:
+    """Source of a call passing each parameter on: ``x, w, y=y`` (keyword-only by keyword)."""
+    return ", ".join(p.name if p.kind is not KEYWORD_ONLY else f"{p.name}={p.name}" for p in params)
 
 
 def format_params(
