@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
 from mindspore import context, nn
 
-from ._codegen import ensure_written
-from ._meta import KwCellMeta, info_of, own_infos
+from ._corecell import attach_cores
+from ._meta import KwCellMeta, info_of
 
 __all__ = ["HasConstruct", "KwCell"]
 
@@ -39,18 +39,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        info = info_of(type(self))
-        if info is not None:
-            # One core per class of the MRO with generated code (usually just this class):
-            # a parent's dispatcher, reached through super().construct(...), uses its own.
-            for own in own_infos(type(self)):
-                # MindSpore's graph compiler needs the generated code in a real file; no graph
-                # can hold the cell before an instance exists.
-                ensure_written(own.files["bprop"])
-                core = own.core_cls()
-                object.__setattr__(core, "_kwcell_owner", self)
-                object.__setattr__(self, f"_kwcell_core_{own.token}", core)
-            object.__setattr__(self, "_kwcell_core", self.__dict__[f"_kwcell_core_{info.token}"])
+        attach_cores(self)
 
     if TYPE_CHECKING:
         # Static view: a call takes construct's signature and returns construct's type.

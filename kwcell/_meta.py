@@ -267,6 +267,9 @@ def _warn_ungraded_parameters(cell: nn.Cell) -> None:
     cls = type(cell)
     if cls in _WARNED:
         return
+    state = cell.__dict__
+    if not state.get("_params", True) and not state.get("_cells", True):
+        return  # no parameters and no sub-cells: nothing to walk (most bprop cells)
     params = cell.trainable_params()
     if not params:
         return
