@@ -12,6 +12,7 @@ from __future__ import annotations
 from mindspore import nn, ops
 
 from bench.cells import HandAct, KwAct
+from kwcell._runtime import zero
 
 
 class HandStack(nn.Cell):
@@ -95,6 +96,14 @@ class HandLayered(nn.Cell):
         return dout * alpha / (1.0 + alpha * alpha * x * x), 0
 
 
+class HandLayeredZero(HandLayered):
+    """The same, with the gradient placeholder kwcell writes for an input a dict return leaves
+    out (``zero(alpha)``: ``zeros_like`` for a Tensor, ``0`` otherwise) instead of a literal 0."""
+
+    def user_bprop(self, x, alpha, out, dout):  # type: ignore[no-untyped-def]
+        return dout * alpha / (1.0 + alpha * alpha * x * x), zero(alpha)
+
+
 class _Stack(nn.Cell):
     def __init__(self, cls: type[nn.Cell], n: int) -> None:
         super().__init__()
@@ -128,6 +137,19 @@ class HandLayeredStack(_Stack):
 
     def __init__(self, n: int) -> None:
         super().__init__(HandLayered, n)
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        x = self.dense(x)
+        for act in self.acts:
+            x = act(x, alpha=2.0)
+        return x
+
+
+class HandLayeredZeroStack(_Stack):
+    """Dense -> N ``HandLayeredZero`` cells, called with a keyword."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(HandLayeredZero, n)
 
     def construct(self, x):  # type: ignore[no-untyped-def]
         x = self.dense(x)
