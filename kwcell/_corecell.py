@@ -110,6 +110,6 @@ def attach_cores(cell: nn.Cell) -> None:
         # hold the cell before an instance exists.
         ensure_written(path)
         core = new_core(core_cls)
-        object.__setattr__(core, "_kwcell_owner", cell)
+        object.__setattr__(core, "_kwcell_owner_ref", weakref.ref(cell))
         object.__setattr__(cell, name, core)
     object.__setattr__(cell, "_kwcell_core", cell.__dict__[plan[0][2]])

@@ -75,13 +75,20 @@ def info_of(cls: type) -> KwCellInfo | None:
 class _KwCellCore(nn.Cell):
     """Base of the hidden per-class core cell that carries the generated bprop.
 
-    The core reaches its owner through ``_kwcell_owner`` (set with ``object.__setattr__`` so
-    that neither cell becomes the other's child) and forwards the attributes MindSpore reads
-    from a cell with a bprop.
+    The core reaches its owner through ``_kwcell_owner`` (a weak reference, set with
+    ``object.__setattr__`` so that neither cell becomes the other's child, and so that an owner
+    and its core form no reference cycle: a dropped network is freed at once, not by the cyclic
+    garbage collector) and forwards the attributes MindSpore reads from a cell with a bprop.
     """
 
-    _kwcell_owner: nn.Cell
     _init_flag: bool  # set by nn.Cell once its parameters are initialised
+
+    @property
+    def _kwcell_owner(self) -> nn.Cell:
+        owner = self._kwcell_owner_or_none()
+        if owner is None:
+            raise AttributeError("_kwcell_owner")
+        return owner
 
     def __call__(self, *args: Any) -> Any:
         # The PyNative forward with nothing to record: Cell.__call__ would call construct
@@ -92,7 +99,8 @@ class _KwCellCore(nn.Cell):
         return super().__call__(*args)
 
     def _kwcell_owner_or_none(self) -> nn.Cell | None:
-        return self.__dict__.get("_kwcell_owner")
+        ref = self.__dict__.get("_kwcell_owner_ref")
+        return ref() if ref is not None else None
 
     @property
     def bprop_debug(self) -> bool:

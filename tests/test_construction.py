@@ -61,7 +61,7 @@ def test_cores_hold_the_state_of_a_normally_built_core() -> None:
     cores = [_core(cell) for cell in CHAIN.acts]
     assert len({id(c) for c in cores}) == len(cores)
     for core in cores:
-        assert set(core.__dict__) == set(reference.__dict__) | {"_kwcell_owner"}
+        assert set(core.__dict__) == set(reference.__dict__) | {"_kwcell_owner_ref"}
         for name, value in reference.__dict__.items():
             if name == "_create_time":
                 continue
