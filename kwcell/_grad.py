@@ -1,35 +1,49 @@
 """``kwcell.grad`` and ``kwcell.value_and_grad``: MindSpore's, plus keywords and named positions.
 
-The wrapped function's signature is read once, when the gradient function is created. Each
-call is bound by a generated binder (Python's own binding) and handed to a single MindSpore
-gradient object positionally, so keyword calls work in GRAPH_MODE too, where MindSpore's own
-wrapper accepts ``*args`` only. ``grad_position`` counts parameters of the wrapped function,
-not arguments of the call, and may name them.
+When the gradient function is created, kwcell generates a function with the wrapped function's
+exact signature (names, defaults, keyword-only parameters) that calls a single MindSpore
+gradient object positionally. Python binds a top-level call; inside ``@ms.jit`` functions and
+GRAPH_MODE cells, MindSpore's graph parser reads that function's source and binds keywords
+itself, so ``grad_fn(data, label=label)`` works in every mode, where MindSpore's own wrapper
+accepts ``*args`` only. ``grad_position`` counts parameters of the wrapped function, not
+arguments of the call, and may name them.
 """
 
 from __future__ import annotations
 
 import inspect
 import types
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import mindspore as ms
 from mindspore import nn
 
-from ._binder import make_binder
-from ._codegen import compile_unit
+from ._binder import defaults_of, signature_source
+from ._codegen import Unit, _release, compile_units
 from ._meta import info_of
 from ._spec import KEYWORD_ONLY, Signature, call_text, signature_of
+from ._templates import HEADER
 
 __all__ = ["grad", "value_and_grad"]
 
 Position = int | str
 
+# What MindSpore differentiates when the wrapped function has keyword-only parameters:
+# MindSpore's gradient objects pass every argument positionally.
 _ADAPTER = '''\
 def positional({names}):
     """kwcell adapter for {label}: keyword-only parameters passed by keyword."""
     return _kwcell_fn({call})
+'''
+
+# What kwcell.grad returns: the wrapped function's signature, so that Python and MindSpore's
+# graph parser bind the call (keywords, defaults) before MindSpore's gradient object sees it.
+_GRADIENT = '''\
+def {kind}({signature}):
+    """kwcell {kind} of {label}: binds the call, then calls MindSpore's gradient positionally."""
+{default_refs}    return _kwcell_gradient({args})
 '''
 
 
@@ -74,55 +88,71 @@ def _positions(fn: Any, sig: Signature | None, grad_position: Any) -> Any:
     return resolved[0] if isinstance(grad_position, str) else tuple(resolved)
 
 
-class _GradFunction:
-    """A MindSpore gradient function that also takes keyword arguments."""
+_GLOBALS = {"__name__": __name__, "__builtins__": __builtins__}
 
-    def __init__(self, make: Callable[..., Any], fn: Any, grad_position: Any, **options: Any) -> None:
+
+def _units(kind: str, fn: Any, sig: Signature, label: str, gradient: types.CellType) -> list[Unit]:
+    """The gradient function's unit and, for keyword-only parameters, the adapter's."""
+    method = isinstance(fn, (nn.Cell, types.MethodType))
+    signature, default_refs, closure = signature_source(sig, with_self=method)
+    body = _GRADIENT.format(
+        kind=kind, signature=signature, default_refs=default_refs, args=", ".join(sig.names), label=label
+    )
+    cells = {"_kwcell_gradient": gradient}
+    units = [Unit("gradient", body, _GLOBALS, closure, cells, defaults={kind: defaults_of(sig)})]
+    if any(p.kind is KEYWORD_ONLY for p in sig.params):
+        adapter = _ADAPTER.format(names=", ".join(sig.names), call=call_text(sig.params), label=label)
+        units.append(Unit("adapter", adapter, _GLOBALS, {"_kwcell_fn": fn}))
+    return units
+
+
+def _make(
+    kind: str, make: Callable[..., Any], fn: Any, grad_position: Any, **options: Any
+) -> Callable[..., Any]:
+    """MindSpore's gradient object for ``fn`` behind a generated function with ``fn``'s signature."""
+    sig = _signature(fn)
+    positions = _positions(fn, sig, grad_position)
+    if sig is None:
+        return _Unbound(make(fn, grad_position=positions, **options), fn)
+    label = _describe(fn)
+    gradient = types.CellType()  # filled below, once MindSpore's gradient object exists
+    mapping = f"{label} -> MindSpore's {kind}({', '.join(sig.names)})"
+    fns = compile_units(
+        kind=kind,
+        label=label,
+        header=HEADER.format(label=label, kind=kind, mapping=mapping),
+        units=_units(kind, fn, sig, label, gradient),
+    )
+    target = fns["adapter"]["positional"] if "adapter" in fns else fn
+    gradient.cell_contents = make(target, grad_position=positions, **options)
+    function = fns["gradient"][kind]
+    function.__qualname__ = label
+    weakref.finalize(function, _release, function.__code__.co_filename)
+    # A cell's (or a method's) gradient function is a method of the same object, so that
+    # Python's messages count arguments as they would for ``net.construct(...)``.
+    if isinstance(fn, nn.Cell):
+        return types.MethodType(function, fn)
+    if isinstance(fn, types.MethodType):
+        return types.MethodType(function, fn.__self__)
+    return function
+
+
+class _Unbound:
+    """The gradient of a function taking ``*args``/``**kwargs``: the call is passed on as is."""
+
+    def __init__(self, inner: Callable[..., Any], fn: Any) -> None:
+        self._inner = inner
         self._fn = fn
-        sig = _signature(fn)
-        # Fast path: a purely positional call that fills every parameter needs no binding.
-        # Not with keyword-only parameters: Python rejects them given positionally.
-        positional = sig is not None and all(p.kind is not KEYWORD_ONLY for p in sig.params)
-        self._n = len(sig.params) if sig is not None and positional else -1
-        self._bind: Callable[..., tuple[Any, ...]] | None = None
-        # A cell's (or a method's) binder takes a placeholder self, so that Python's messages
-        # count arguments as they would for ``net.construct(...)``.
-        method = isinstance(fn, (nn.Cell, types.MethodType))
-        self._self: tuple[None, ...] = (None,) if method else ()
-        target = fn
-        if sig is not None:
-            label = _describe(fn)
-            self._bind = make_binder(sig, label=label, qualname=label, owner=self, with_self=method)
-            if any(p.kind is KEYWORD_ONLY for p in sig.params):
-                target = _adapter(fn, sig, label, self)
-        self._inner = make(target, grad_position=_positions(fn, sig, grad_position), **options)
         self.__wrapped__ = fn
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and len(args) == self._n:
-            return self._inner(*args)
-        if self._bind is None:
-            if kwargs and ms.get_context("mode") == ms.GRAPH_MODE:
-                msg = (
-                    f"{_describe(self._fn)} takes *args/**kwargs, so keyword arguments cannot be "
-                    "bound for a GRAPH_MODE gradient; pass them positionally"
-                )
-                raise TypeError(msg)
-            return self._inner(*args, **kwargs)
-        return self._inner(*self._bind(*self._self, *args, **kwargs))
-
-
-def _adapter(fn: Any, sig: Signature, label: str, owner: object) -> Callable[..., Any]:
-    call = call_text(sig.params)
-    return compile_unit(
-        kind="adapter",
-        label=label,
-        header=f"Generated by kwcell for {label} (adapter). Do not edit.",
-        body=_ADAPTER.format(names=", ".join(sig.names), call=call, label=label),
-        closure={"_kwcell_fn": fn},
-        globals_={"__name__": __name__, "__builtins__": __builtins__},
-        owner=owner,
-    )["positional"]
+        if kwargs and ms.get_context("mode") == ms.GRAPH_MODE:
+            msg = (
+                f"{_describe(self._fn)} takes *args/**kwargs, so keyword arguments cannot be "
+                "bound for a GRAPH_MODE gradient; pass them positionally"
+            )
+            raise TypeError(msg)
+        return self._inner(*args, **kwargs)
 
 
 def grad(
@@ -135,9 +165,10 @@ def grad(
     """:func:`mindspore.grad` that accepts keyword arguments at the call, in every mode.
 
     ``grad_position`` counts the parameters of ``fn`` (for a cell, of its ``construct``) and
-    may name them: ``kwcell.grad(net, grad_position=("x", "y"))(a, y=b)``.
+    may name them: ``kwcell.grad(net, grad_position=("x", "y"))(a, y=b)``. The result has
+    ``fn``'s signature, so keyword calls bind inside ``@ms.jit`` functions and cells too.
     """
-    return _GradFunction(ms.grad, fn, grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids)
+    return _make("grad", ms.grad, fn, grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids)
 
 
 def value_and_grad(
@@ -148,6 +179,12 @@ def value_and_grad(
     return_ids: bool = False,
 ) -> Callable[..., Any]:
     """:func:`mindspore.value_and_grad` that accepts keyword arguments at the call, in every mode."""
-    return _GradFunction(
-        ms.value_and_grad, fn, grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids
+    return _make(
+        "value_and_grad",
+        ms.value_and_grad,
+        fn,
+        grad_position,
+        weights=weights,
+        has_aux=has_aux,
+        return_ids=return_ids,
     )
