@@ -12,6 +12,7 @@ arguments of the call, and may name them.
 from __future__ import annotations
 
 import inspect
+import re
 import types
 import weakref
 from collections.abc import Callable, Sequence
@@ -34,7 +35,7 @@ Position = int | str
 # MindSpore's gradient objects pass every argument positionally.
 _ADAPTER = '''\
 def positional({names}):
-    """kwcell adapter for {label}: keyword-only parameters passed by keyword."""
+    """kwcell adapter: keyword-only parameters passed by keyword."""
     return _kwcell_fn({call})
 '''
 
@@ -42,8 +43,26 @@ def positional({names}):
 # graph parser bind the call (keywords, defaults) before MindSpore's gradient object sees it.
 _GRADIENT = '''\
 def {kind}({signature}):
-    """kwcell {kind} of {label}: binds the call, then calls MindSpore's gradient positionally."""
+    """kwcell {kind}: binds the call, then calls MindSpore's gradient positionally."""
 {default_refs}    return _kwcell_gradient({args})
+'''
+
+# The same for a function that takes *args/**kwargs, whose calls cannot be bound: Python calls
+# the first function, MindSpore's graph parser unwraps it to the second (``__wrapped__``), where
+# MindSpore's gradient objects take arguments by position only.
+_UNBOUND = '''\
+def {kind}(*args, **kwargs):
+    """kwcell {kind} of a function taking *args/**kwargs: the call is passed on as it is."""
+    if kwargs and _kwcell_graph_mode():
+        raise TypeError(_kwcell_message)
+    return _kwcell_gradient(*args, **kwargs)
+
+
+def graph(*args, **kwargs):
+    """kwcell {kind}, as MindSpore's graph parser reads it: positional calls only."""
+    if kwargs:
+        raise TypeError(_kwcell_message)
+    return _kwcell_gradient(*args)
 '''
 
 
@@ -91,19 +110,39 @@ def _positions(fn: Any, sig: Signature | None, grad_position: Any) -> Any:
 _GLOBALS = {"__name__": __name__, "__builtins__": __builtins__}
 
 
-def _units(kind: str, fn: Any, sig: Signature, label: str, gradient: types.CellType) -> list[Unit]:
+def _units(kind: str, fn: Any, sig: Signature, gradient: types.CellType) -> list[Unit]:
     """The gradient function's unit and, for keyword-only parameters, the adapter's."""
     method = isinstance(fn, (nn.Cell, types.MethodType))
     signature, default_refs, closure = signature_source(sig, with_self=method)
     body = _GRADIENT.format(
-        kind=kind, signature=signature, default_refs=default_refs, args=", ".join(sig.names), label=label
+        kind=kind, signature=signature, default_refs=default_refs, args=", ".join(sig.names)
     )
     cells = {"_kwcell_gradient": gradient}
     units = [Unit("gradient", body, _GLOBALS, closure, cells, defaults={kind: defaults_of(sig)})]
     if any(p.kind is KEYWORD_ONLY for p in sig.params):
-        adapter = _ADAPTER.format(names=", ".join(sig.names), call=call_text(sig.params), label=label)
+        adapter = _ADAPTER.format(names=", ".join(sig.names), call=call_text(sig.params))
         units.append(Unit("adapter", adapter, _GLOBALS, {"_kwcell_fn": fn}))
     return units
+
+
+def _compile(
+    kind: str, label: str, params: str, units: list[Unit]
+) -> dict[str, dict[str, types.FunctionType]]:
+    # The label is the user's __qualname__ or repr: it reaches the generated file's name and
+    # header comment only as plain characters, never as code.
+    safe = re.sub(r"[^\w.<>-]", "_", label)[:100]
+    mapping = f"{safe} -> MindSpore's {kind}({params})"
+    return compile_units(
+        kind=kind, label=safe, header=HEADER.format(label=safe, kind=kind, mapping=mapping), units=units
+    )
+
+
+def _finish(function: types.FunctionType, kind: str, label: str) -> types.FunctionType:
+    """Name the generated function after ``label`` and drop its file with it."""
+    function.__qualname__ = label
+    function.__doc__ = f"kwcell.{kind} of {label}: {function.__doc__}"
+    weakref.finalize(function, _release, function.__code__.co_filename)
+    return function
 
 
 def _make(
@@ -112,22 +151,14 @@ def _make(
     """MindSpore's gradient object for ``fn`` behind a generated function with ``fn``'s signature."""
     sig = _signature(fn)
     positions = _positions(fn, sig, grad_position)
-    if sig is None:
-        return _Unbound(make(fn, grad_position=positions, **options), fn)
     label = _describe(fn)
+    if sig is None:
+        return _unbound(kind, label, make(fn, grad_position=positions, **options))
     gradient = types.CellType()  # filled below, once MindSpore's gradient object exists
-    mapping = f"{label} -> MindSpore's {kind}({', '.join(sig.names)})"
-    fns = compile_units(
-        kind=kind,
-        label=label,
-        header=HEADER.format(label=label, kind=kind, mapping=mapping),
-        units=_units(kind, fn, sig, label, gradient),
-    )
+    fns = _compile(kind, label, ", ".join(sig.names), _units(kind, fn, sig, gradient))
     target = fns["adapter"]["positional"] if "adapter" in fns else fn
     gradient.cell_contents = make(target, grad_position=positions, **options)
-    function = fns["gradient"][kind]
-    function.__qualname__ = label
-    weakref.finalize(function, _release, function.__code__.co_filename)
+    function = _finish(fns["gradient"][kind], kind, label)
     # A cell's (or a method's) gradient function is a method of the same object, so that
     # Python's messages count arguments as they would for ``net.construct(...)``.
     if isinstance(fn, nn.Cell):
@@ -137,22 +168,21 @@ def _make(
     return function
 
 
-class _Unbound:
-    """The gradient of a function taking ``*args``/``**kwargs``: the call is passed on as is."""
+def _graph_mode() -> bool:
+    return bool(ms.get_context("mode") == ms.GRAPH_MODE)
 
-    def __init__(self, inner: Callable[..., Any], fn: Any) -> None:
-        self._inner = inner
-        self._fn = fn
-        self.__wrapped__ = fn
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs and ms.get_context("mode") == ms.GRAPH_MODE:
-            msg = (
-                f"{_describe(self._fn)} takes *args/**kwargs, so keyword arguments cannot be "
-                "bound for a GRAPH_MODE gradient; pass them positionally"
-            )
-            raise TypeError(msg)
-        return self._inner(*args, **kwargs)
+def _unbound(kind: str, label: str, gradient: Callable[..., Any]) -> Callable[..., Any]:
+    """The gradient of a function that takes ``*args``/``**kwargs``: calls are passed on."""
+    message = (
+        f"{label} takes *args/**kwargs, so keyword arguments cannot be bound for a GRAPH_MODE "
+        "or @ms.jit gradient; pass them positionally"
+    )
+    closure = {"_kwcell_gradient": gradient, "_kwcell_graph_mode": _graph_mode, "_kwcell_message": message}
+    fns = _compile(kind, label, "*args", [Unit("unbound", _UNBOUND.format(kind=kind), _GLOBALS, closure)])
+    function = _finish(fns["unbound"][kind], kind, label)
+    function.__wrapped__ = fns["unbound"]["graph"]  # type: ignore[attr-defined]
+    return function
 
 
 def grad(

@@ -16,6 +16,7 @@ own ``value_and_grad`` called positionally.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -69,10 +70,10 @@ TWO = Tensor(2.0, ms.float32)
 class KeywordOnlyProduct(KwCell):
     """Keyword-only ``scale`` whose default is not a literal (a Tensor)."""
 
-    def construct(self, x: Tensor, y: Tensor, *, scale: Any = TWO) -> Tensor:
+    def construct(self, x: Tensor, y: Tensor, *, scale: Tensor = TWO) -> Tensor:
         return scale * x * x * y
 
-    def bprop(self, x: Tensor, y: Tensor, *, scale: Any = TWO, out: Tensor, dout: Tensor) -> Any:
+    def bprop(self, x: Tensor, y: Tensor, *, scale: Tensor = TWO, out: Tensor, dout: Tensor) -> Any:
         return {"x": 2.0 * scale * x * y * dout, "y": scale * x * x * dout}
 
 
@@ -244,3 +245,85 @@ def test_training_loop_with_keyword_call(mode: str) -> None:
     ref = tn.train_functional(tn.RefNet(w), x, y, steps, value_and_grad=ms.value_and_grad)
     np.testing.assert_allclose(kw, ref, rtol=1e-5)
     assert kw[-1] < kw[0], kw
+
+
+# --- functions whose calls cannot be bound (*args/**kwargs) ---------------------------------
+
+
+def varargs_product(x: Tensor, *rest: Tensor, **options: float) -> Tensor:
+    """``scale * x * x * y`` with ``y`` passed in ``*rest`` and ``scale`` in ``**options``."""
+    scale = options.get("scale", 2.0)
+    return scale * x * x * rest[0]
+
+
+VARARGS_GRAD = kwcell.grad(varargs_product, grad_position=(0, 1))
+
+
+def _varargs_positional(a: Tensor, b: Tensor) -> Any:
+    return VARARGS_GRAD(a, b)
+
+
+def _varargs_keyword(a: Tensor, b: Tensor) -> Any:
+    return VARARGS_GRAD(a, b, scale=3.0)
+
+
+VARARGS_CALLS = {"positional": _varargs_positional, "keyword": _varargs_keyword}
+VARARGS_JITTED = {style: ms.jit(fn) for style, fn in VARARGS_CALLS.items()}
+VARARGS_OUTERS = {style: Outer(fn) for style, fn in VARARGS_CALLS.items()}
+UNBINDABLE = r"varargs_product takes \*args/\*\*kwargs, so keyword arguments cannot be bound for a GRAPH_MODE"
+
+
+def _run_varargs(place: str, style: str) -> Any:
+    a, b = Tensor(A), Tensor(B)
+    if place in ("pynative", "graph"):
+        return VARARGS_CALLS[style](a, b)
+    if place.endswith("jit"):
+        return VARARGS_JITTED[style](a, b)
+    return VARARGS_OUTERS[style](a, b)
+
+
+def test_varargs_function_positional_call(place: str) -> None:
+    dx, dy = _run_varargs(place, "positional")
+    np.testing.assert_allclose(dx.asnumpy(), 4.0 * A * B, rtol=1e-6)
+    np.testing.assert_allclose(dy.asnumpy(), 2.0 * A * A, rtol=1e-6)
+
+
+def test_varargs_function_keyword_call(place: str) -> None:
+    """PYNATIVE passes keywords on, as ``ms.grad`` does; graphs take positions only: a clear error."""
+    if place == "pynative":
+        dx, dy = _run_varargs(place, "keyword")
+        np.testing.assert_allclose(dx.asnumpy(), 6.0 * A * B, rtol=1e-6)
+        np.testing.assert_allclose(dy.asnumpy(), 3.0 * A * A, rtol=1e-6)
+        return
+    with pytest.raises(TypeError, match=UNBINDABLE):
+        _run_varargs(place, "keyword")
+
+
+# --- what the gradient function is -----------------------------------------------------------
+
+
+def test_gradient_function_has_the_wrapped_signature() -> None:
+    """Help, IDEs and ``inspect`` show the parameters the call binds to."""
+    assert str(inspect.signature(GRADS["KwCell"])) == "(x, y, scale=2.0)"
+    keyword_only = inspect.signature(GRADS["keyword-only"]).parameters
+    assert list(keyword_only) == ["x", "y", "scale"]
+    assert keyword_only["scale"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert keyword_only["scale"].default is TWO  # the user's object, not a copy
+    assert GRADS["KwCell"].__qualname__ == "KwProduct.construct"
+    assert GRADS["function"].__qualname__ == "product"
+
+
+def _hostile(x: Tensor, y: Tensor) -> Tensor:
+    return x * x * y
+
+
+# A name is only text: it names the gradient function and must never run.
+_hostile.__qualname__ = '"""\nraise SystemExit("injected")\n"""/../x'
+
+
+def test_label_never_reaches_generated_source_as_code() -> None:
+    g = kwcell.grad(_hostile, grad_position=(0, 1))
+    dx, dy = g(y=Tensor(B), x=Tensor(A))
+    np.testing.assert_allclose(dx.asnumpy(), 2.0 * A * B, rtol=1e-6)
+    np.testing.assert_allclose(dy.asnumpy(), A * A, rtol=1e-6)
+    assert g.__qualname__ == _hostile.__qualname__
