@@ -327,3 +327,33 @@ def test_label_never_reaches_generated_source_as_code() -> None:
     np.testing.assert_allclose(dx.asnumpy(), 2.0 * A * B, rtol=1e-6)
     np.testing.assert_allclose(dy.asnumpy(), A * A, rtol=1e-6)
     assert g.__qualname__ == _hostile.__qualname__
+
+
+class TrainStep(nn.Cell):
+    """A training-step cell as MindSpore projects write it: the gradient of its own method."""
+
+    def __init__(self, network: nn.Cell, optimizer: nn.Optimizer) -> None:
+        super().__init__()
+        self.network, self.loss_fn, self.optimizer = network, nn.MSELoss(), optimizer
+        self.grad_fn = kwcell.value_and_grad(self.forward, None, optimizer.parameters)
+
+    def forward(self, data: Tensor, label: Tensor) -> Tensor:
+        loss: Tensor = self.loss_fn(self.network(data), label)
+        return loss
+
+    def construct(self, data: Tensor, label: Tensor) -> Tensor:
+        loss, grads = self.grad_fn(label=label, data=data)
+        self.optimizer(grads)
+        return loss  # type: ignore[no-any-return]
+
+
+def test_train_step_cell_with_keyword_call(mode: str) -> None:
+    """``self.grad_fn(label=label, data=data)`` in a cell's construct trains like ``RefNet``."""
+    x, y = tn.make_data(32)
+    w = tn.initial_weights()
+    net = tn.KwNet(w)
+    step = TrainStep(net, nn.SGD(net.trainable_params(), learning_rate=tn.LR))
+    kw = [float(step(Tensor(x), Tensor(y)).asnumpy()) for _ in range(4)]
+    ref = tn.train_one_step_cell(tn.RefNet(w), x, y, 4)
+    np.testing.assert_allclose(kw, ref, rtol=1e-5)
+    assert kw[-1] < kw[0], kw
