@@ -37,6 +37,11 @@ _ADAPTER = '''\
 def positional({names}):
     """kwcell adapter: keyword-only parameters passed by keyword."""
     return _kwcell_fn({call})
+
+
+def graph({names}):
+    """kwcell adapter, as MindSpore's graph parser reads it when it cannot compile the callable."""
+    raise TypeError(_kwcell_message)
 '''
 
 # What kwcell.grad returns: the wrapped function's signature, so that Python and MindSpore's
@@ -121,7 +126,11 @@ def _units(kind: str, fn: Any, sig: Signature, gradient: types.CellType) -> list
     units = [Unit("gradient", body, _GLOBALS, closure, cells, defaults={kind: defaults_of(sig)})]
     if any(p.kind is KEYWORD_ONLY for p in sig.params):
         adapter = _ADAPTER.format(names=", ".join(sig.names), call=call_text(sig.params))
-        units.append(Unit("adapter", adapter, _GLOBALS, {"_kwcell_fn": fn}))
+        message = (
+            f"{_describe(fn)} is not a function, method or Cell: MindSpore cannot compile its "
+            "gradient in GRAPH_MODE or @ms.jit (it would silently be zero); wrap it in a def"
+        )
+        units.append(Unit("adapter", adapter, _GLOBALS, {"_kwcell_fn": fn, "_kwcell_message": message}))
     return units
 
 
@@ -156,7 +165,12 @@ def _make(
         return _unbound(kind, label, make(fn, grad_position=positions, **options))
     gradient = types.CellType()  # filled below, once MindSpore's gradient object exists
     fns = _compile(kind, label, ", ".join(sig.names), _units(kind, fn, sig, gradient))
-    target = fns["adapter"]["positional"] if "adapter" in fns else fn
+    adapter = fns.get("adapter")
+    if adapter is not None and not isinstance(fn, (types.FunctionType, types.MethodType, nn.Cell)):
+        # Compiled, the adapter would call an object MindSpore runs as opaque Python (e.g. a
+        # functools.partial): a constant, whose gradient is silently zero. Python runs it fine.
+        adapter["positional"].__wrapped__ = adapter["graph"]  # type: ignore[attr-defined]
+    target = adapter["positional"] if adapter is not None else fn
     gradient.cell_contents = make(target, grad_position=positions, **options)
     function = _finish(fns["gradient"][kind], kind, label)
     # A cell's (or a method's) gradient function is a method of the same object, so that

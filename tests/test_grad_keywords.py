@@ -16,6 +16,7 @@ own ``value_and_grad`` called positionally.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -357,3 +358,32 @@ def test_train_step_cell_with_keyword_call(mode: str) -> None:
     ref = tn.train_one_step_cell(tn.RefNet(w), x, y, 4)
     np.testing.assert_allclose(kw, ref, rtol=1e-5)
     assert kw[-1] < kw[0], kw
+
+
+# --- a callable MindSpore cannot compile: never a silent zero -------------------------------
+
+PARTIAL_GRAD = kwcell.grad(functools.partial(Product().construct, scale=3.0), grad_position=("x", "y"))
+NOT_COMPILABLE = r"functools.partial\(.*\) is not a function, method or Cell: MindSpore cannot compile"
+
+
+def _partial_call(a: Tensor, b: Tensor) -> Any:
+    return PARTIAL_GRAD(a, y=b)
+
+
+PARTIAL_JITTED = ms.jit(_partial_call)
+PARTIAL_OUTER = Outer(_partial_call)
+
+
+def test_partial_is_right_in_pynative_and_an_error_in_graphs(place: str) -> None:
+    """A ``functools.partial`` whose keyword is bound by the partial (``scale`` becomes
+    keyword-only): Python runs it, MindSpore's graphs would treat it as a constant."""
+    a, b = Tensor(A), Tensor(B)
+    if place == "pynative":
+        dx, dy = _partial_call(a, b)
+        np.testing.assert_allclose(dx.asnumpy(), 6.0 * A * B, rtol=1e-6)
+        np.testing.assert_allclose(dy.asnumpy(), 3.0 * A * A, rtol=1e-6)
+        return
+    runs: dict[str, Callable[[Tensor, Tensor], Any]] = {"graph": _partial_call, "graph_cell": PARTIAL_OUTER}
+    run = runs.get(place, PARTIAL_JITTED)
+    with pytest.raises(TypeError, match=NOT_COMPILABLE):
+        run(a, b)
