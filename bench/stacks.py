@@ -9,6 +9,8 @@ path, so that what MindSpore charges per parsed function can be measured without
 
 from __future__ import annotations
 
+from typing import Any
+
 from mindspore import nn, ops
 
 from bench.cells import HandAct, KwAct
@@ -60,6 +62,8 @@ class HandDispatch(nn.Cell):
     user's signature (MindSpore binds keywords and defaults there) and calls a positional
     bprop cell, which MindSpore requires to be called with every argument, positionally."""
 
+    core: nn.Cell
+
     def __init__(self) -> None:
         super().__init__()
         object.__setattr__(self, "core", HandAct())  # not a child, as kwcell's core
@@ -69,6 +73,8 @@ class HandDispatch(nn.Cell):
 
 
 class _LayeredCore(nn.Cell):
+    owner: Any
+
     def construct(self, x, alpha):  # type: ignore[no-untyped-def]
         return self.owner.user_construct(x, alpha)
 
@@ -79,6 +85,8 @@ class _LayeredCore(nn.Cell):
 class HandLayered(nn.Cell):
     """By hand, kwcell 0.1's generated path: dispatcher -> core.construct -> the user's
     construct, and core.bprop -> the user's bprop (five parsed functions per cell)."""
+
+    core: nn.Cell
 
     def __init__(self) -> None:
         super().__init__()
