@@ -8,6 +8,7 @@ from mindspore import context, nn
 
 from ._codegen import ensure_written
 from ._meta import KwCellMeta, info_of, own_infos
+from ._override import construct_attr, route_instance_construct
 
 __all__ = ["HasConstruct", "KwCell"]
 
@@ -51,6 +52,23 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
                 object.__setattr__(core, "_kwcell_owner", self)
                 object.__setattr__(self, f"_kwcell_core_{own.token}", core)
             object.__setattr__(self, "_kwcell_core", self.__dict__[f"_kwcell_core_{info.token}"])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # net.construct = f (or jit(net.construct)) replaces the forward the bprop wraps, as on
+        # nn.Cell; the instance keeps its dispatcher, which calls the core.
+        if name == "construct" and (info := info_of(type(self))) is not None:
+            user = getattr(type(self), construct_attr(info.token))
+            if route_instance_construct(self, value, info.dispatcher, info.token, user):
+                return
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name == "construct" and (info := info_of(type(self))) is not None:
+            attr = construct_attr(info.token)
+            if attr in self.__dict__:
+                del self.__dict__[attr]
+                return
+        super().__delattr__(name)
 
     if TYPE_CHECKING:
         # Static view: a call takes construct's signature and returns construct's type.

@@ -18,6 +18,7 @@ from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
 from ._errors import KwCellDefinitionError, KwCellWarning
+from ._override import route_class_construct
 from ._source import ZERO, rewrite_bprop
 from ._spec import BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import CORE, CORE_STATIC, DISPATCHER, FORWARD_BPROP, HEADER
@@ -320,13 +321,22 @@ class KwCellMeta(type):
             msg = f"{cls.__qualname__}.bprop and construct must be functions defined in the class"
             raise KwCellDefinitionError(msg)
         info = _generate(cls, construct, bprop)
-        cls.construct = info.dispatcher  # type: ignore[attr-defined]
+        cls.construct = info.dispatcher
         # The user's functions under this class's token, so that a parent's core still runs
         # the parent's own code for super().construct(...) from a subclass.
         setattr(cls, f"_kwcell_construct_{info.token}", construct)
         setattr(cls, f"_kwcell_bprop_{info.token}", info.positional_bprop)
         setattr(cls, _INFO, info)
         return cls
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        # Cls.construct = f, e.g. @jit on the class: the bprop keeps wrapping the new forward.
+        info = cls.__dict__.get(_INFO) if name == "construct" else None
+        if info is not None and route_class_construct(
+            cls, value, info.dispatcher, info.token, info.user_construct
+        ):
+            return
+        super().__setattr__(name, value)
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         cell = super().__call__(*args, **kwargs)
