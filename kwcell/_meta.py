@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import threading
 import types
 import warnings
 import weakref
@@ -18,7 +19,7 @@ from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
 from ._errors import KwCellDefinitionError, KwCellWarning
-from ._override import route_class_construct
+from ._override import REENTRY, route_class_construct
 from ._source import ZERO, rewrite_bprop
 from ._spec import BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import CORE, CORE_STATIC, DISPATCHER, FORWARD_BPROP, HEADER
@@ -73,6 +74,10 @@ class _KwCellCore(nn.Cell):
     _init_flag: bool  # set by nn.Cell once its parameters are initialised
 
     def __call__(self, *args: Any) -> Any:
+        reentry = self.__dict__.get(REENTRY)
+        if reentry is not None and reentry[0] == threading.get_ident():
+            # An instance's replacement forward called the original construct (see _override).
+            return reentry[1](*args)
         # The PyNative forward with nothing to record: Cell.__call__ would call construct
         # directly too (the core has no hooks, shard, recompute, mixed precision or dynamic
         # shapes of its own); skipping its checks saves a few microseconds per call.

@@ -17,13 +17,23 @@ the dispatcher.
 from __future__ import annotations
 
 import copy
+import threading
 import types
 import warnings
 from typing import Any
 
 from ._errors import KwCellWarning
 
-__all__ = ["construct_attr", "retarget", "route_class_construct", "route_instance_construct"]
+__all__ = [
+    "REENTRY",
+    "construct_attr",
+    "retarget",
+    "route_class_construct",
+    "route_instance_construct",
+]
+
+#: Set on a core while an instance-level replacement forward runs: (thread id, plain forward).
+REENTRY = "_kwcell_reentry"
 
 
 def construct_attr(token: int) -> str:
@@ -31,18 +41,36 @@ def construct_attr(token: int) -> str:
     return f"_kwcell_construct_{token}"
 
 
-def _reaches(fn: Any, old: Any) -> bool:
-    """Whether ``fn`` is ``old`` or wraps it (following ``__wrapped__`` like ``inspect.unwrap``)."""
-    seen: set[int] = set()
-    while fn is not None and id(fn) not in seen:
-        if fn is old:
-            return True
-        seen.add(id(fn))
-        if isinstance(fn, types.MethodType):
-            fn = fn.__func__
-            continue
-        fn = fn.__dict__.get("__wrapped__") if isinstance(fn, types.FunctionType) else None
+def _refers(obj: Any, old: Any, seen: set[int] | None = None) -> bool:
+    """Whether calling ``obj`` may call ``old``: ``obj`` is ``old``, wraps it (``__wrapped__``,
+    as ``inspect.unwrap`` follows), or holds it in its closure, directly, bound, or in a
+    decorator object there."""
+    if obj is old:
+        return True
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return False
+    seen.add(id(obj))
+    if isinstance(obj, types.MethodType):
+        return _refers(obj.__func__, old, seen)
+    if isinstance(obj, types.FunctionType):
+        inner = [obj.__dict__.get("__wrapped__")]
+        for cell in obj.__closure__ or ():
+            try:
+                inner.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                continue
+        return any(_refers(v, old, seen) for v in inner if v is not None)
+    state = getattr(obj, "__dict__", None)
+    if isinstance(state, dict) and not isinstance(obj, type):
+        return any(_holds(v, old, seen) for v in state.values())
     return False
+
+
+def _holds(value: Any, old: Any, seen: set[int] | None = None) -> bool:
+    """An attribute value of a decorator object that is ``old`` or a function leading to it."""
+    functions = (types.FunctionType, types.MethodType)
+    return value is old or (isinstance(value, functions) and _refers(value, old, seen))
 
 
 class _Retargeter:
@@ -62,11 +90,11 @@ class _Retargeter:
             func = self.value(obj.__func__)
             return obj if func is obj.__func__ else types.MethodType(func, obj.__self__)
         if isinstance(obj, types.FunctionType):
-            return self.function(obj) if _reaches(obj, self.old) else obj
+            return self.function(obj) if _refers(obj, self.old) else obj
         state = getattr(obj, "__dict__", None)
         if isinstance(state, dict) and not isinstance(obj, type):
             # A decorator object holding the function (MindSpore's PIJit capture context).
-            hits = {k: v for k, v in state.items() if v is self.old or _reaches(v, self.old)}
+            hits = {k: v for k, v in state.items() if _holds(v, self.old)}
             if hits:
                 if id(obj) in self.memo:
                     return self.memo[id(obj)]
@@ -116,54 +144,101 @@ def retarget(wrapper: Any, old: Any, new: Any) -> Any | None:
 
 def _cannot_retarget(where: str, value: Any) -> None:
     msg = (
-        f"{where}: kwcell cannot see inside {value!r} to apply it to the user's construct; "
-        "it wraps kwcell's dispatcher instead, so under jit the bprop is compiled into the same "
-        "graph (bprop_debug is then not possible). Apply it to construct in the class body instead"
+        f"{where}: kwcell cannot apply {value!r} to the construct you wrote, only to kwcell's "
+        "dispatcher, so the bprop is compiled into the same graph (bprop_debug and a bprop that "
+        "takes gradients may then fail). Put @jit on construct in the class body instead"
     )
-    warnings.warn(msg, KwCellWarning, stacklevel=4)
+    warnings.warn(msg, KwCellWarning, stacklevel=5)
 
 
-def route_instance_construct(cell: Any, value: Any, dispatcher: Any, token: int, user: Any) -> bool:
+def route_instance_construct(
+    cell: Any, value: Any, dispatcher: Any, token: int, kwonly: tuple[str, ...]
+) -> bool:
     """Handle ``cell.construct = value`` for a KwCell whose class has a bprop.
 
-    Returns ``False`` when the value should be stored as an ordinary attribute instead.
+    ``kwonly`` names construct's keyword-only parameters. Returns ``False`` when ``value``
+    should be stored as an ordinary attribute instead.
     """
     attr = construct_attr(token)
-    func = value.__func__ if isinstance(value, types.MethodType) else value
-    if func is dispatcher:
-        if getattr(value, "__self__", None) is cell:  # restoring the dispatcher
-            cell.__dict__.pop(attr, None)
-            return True
-        object.__setattr__(cell, attr, value)  # another instance's forward
+    if isinstance(value, types.MethodType) and value.__func__ is dispatcher and value.__self__ is cell:
+        cell.__dict__.pop(attr, None)  # the instance's own dispatcher: back to the class's forward
         return True
-    if _reaches(value, dispatcher):
-        target = retarget(value, dispatcher, user)
-        if target is None:
-            _cannot_retarget(f"{type(cell).__qualname__}.construct", value)
-            return False
-        object.__setattr__(cell, attr, target)
-        return True
-    if not callable(value):
+    target = _forward(f"{type(cell).__qualname__}.construct", value, dispatcher, getattr(type(cell), attr))
+    if target is None:
         return False
-    object.__setattr__(cell, attr, value)
+    object.__setattr__(
+        cell, attr, _guarded(cell, cell.__dict__[f"_kwcell_core_{token}"], target, attr, kwonly)
+    )
     return True
+
+
+def _guarded(cell: Any, core: Any, target: Any, attr: str, kwonly: tuple[str, ...]) -> Any:
+    """``target`` as the instance's forward, made safe to call the instance's original forward.
+
+    A replacement often calls the construct it replaced (``orig = net.construct`` before
+    ``net.construct = patched``), through a global or anything else kwcell cannot rewrite.
+    That reaches the dispatcher, which calls the core again: while ``target`` runs, the core
+    then runs the class's forward directly, as ``nn.Cell`` would run the original construct.
+    MindSpore's graph parser unwraps this function (``__wrapped__``) and sees ``target``.
+    """
+
+    def plain(*args: Any) -> Any:
+        forward = getattr(type(cell), attr)
+        split = len(args) - len(kwonly)
+        return forward(cell, *args[:split], **dict(zip(kwonly, args[split:], strict=True)))
+
+    def call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        previous = core.__dict__.get(REENTRY)
+        object.__setattr__(core, REENTRY, (threading.get_ident(), plain))
+        try:
+            return func(*args, **kwargs)
+        finally:
+            if previous is None:
+                core.__dict__.pop(REENTRY, None)
+            else:
+                object.__setattr__(core, REENTRY, previous)
+
+    if isinstance(target, types.MethodType):
+        # Stay a bound method, so that the parser's unwrapping keeps ``self``.
+        method = target.__func__
+
+        def construct_method(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return call(method, (self, *args), kwargs)
+
+        construct_method.__wrapped__ = method  # type: ignore[attr-defined]
+        return types.MethodType(construct_method, target.__self__)
+
+    def construct(*args: Any, **kwargs: Any) -> Any:
+        return call(target, args, kwargs)
+
+    construct.__wrapped__ = target  # type: ignore[attr-defined]
+    return construct
 
 
 def route_class_construct(cls: type, value: Any, dispatcher: Any, token: int, user: Any) -> bool:
     """Handle ``Cls.construct = value`` (for example ``@jit`` on the class) for a KwCell class
-    with a bprop. Returns ``False`` when the value should be set as an ordinary attribute."""
+    with a bprop; ``user`` is the class's own construct. Returns ``False`` when ``value``
+    should be set as an ordinary class attribute."""
     attr = construct_attr(token)
     if value is dispatcher:
-        type.__setattr__(cls, attr, user)
+        type.__setattr__(cls, attr, user)  # back to the class's own construct
         return False
-    if _reaches(value, dispatcher):
-        target = retarget(value, dispatcher, cls.__dict__[attr])
-        if target is None:
-            _cannot_retarget(f"{cls.__qualname__}.construct", value)
-            return False
-        type.__setattr__(cls, attr, target)
-        return True
-    if not callable(value):
+    target = _forward(f"{cls.__qualname__}.construct", value, dispatcher, cls.__dict__[attr])
+    if target is None:
         return False
-    type.__setattr__(cls, attr, value)
+    type.__setattr__(cls, attr, target)
     return True
+
+
+def _forward(where: str, value: Any, dispatcher: Any, user: Any) -> Any | None:
+    """What the core should call for a new ``construct`` ``value`` (``None``: not a forward)."""
+    if not callable(value):
+        return None
+    if not _refers(value, dispatcher):
+        return value
+    target = retarget(value, dispatcher, user)
+    if target is not None:
+        return target
+    if getattr(value, "__wrapped_by_jit__", False):  # MindSpore's mark on its jit wrappers
+        _cannot_retarget(where, value)
+    return value
