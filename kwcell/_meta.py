@@ -19,7 +19,7 @@ from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
 from ._errors import KwCellDefinitionError, KwCellWarning
-from ._override import REENTRY, route_class_construct
+from ._override import REENTRY, construct_attr, route_class_construct
 from ._source import ZERO, rewrite_bprop
 from ._spec import BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import CORE, CORE_STATIC, DISPATCHER, FORWARD_BPROP, HEADER
@@ -316,7 +316,9 @@ class KwCellMeta(type):
         if own_construct is not None:
             construct = own_construct
         elif inherited is not None:
-            construct = inherited.user_construct
+            # The parent's forward as it is now: Parent.construct = f or @jit on the parent
+            # class changed it, and nn.Cell subclasses inherit that.
+            construct = getattr(cls, construct_attr(inherited.token), inherited.user_construct)
         else:
             construct = getattr(cls, "construct", None)
         if construct is None or construct is nn.Cell.construct:

@@ -10,6 +10,7 @@ keeps running as it does without them (in PyNative, as Python). Each test runs t
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import types
 from collections.abc import Callable
@@ -22,6 +23,8 @@ from mindspore import Parameter, Tensor, jit, nn, ops
 
 import kwcell
 from kwcell import KwCell
+from kwcell._meta import info_of
+from kwcell._override import construct_attr
 
 grad_all = ops.GradOperation(get_all=True)
 CAPTURES = [
@@ -353,3 +356,41 @@ def test_bprop_reading_parameters_is_refused_by_nn_cell_in_graph_mode() -> None:
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(RuntimeError, match="does not support using Parameter"):
         ms.grad(WeightedSin(), grad_position=(0, 1))(Tensor(XS), Tensor(np.float32(3.0)))
+
+
+# --- a subclass of a class with @jit inherits the jitted forward, as on nn.Cell -------------
+
+
+@jit
+class JitMul(KwCell):
+    def construct(self, x: Tensor, y: Tensor) -> Any:
+        return x * y
+
+    def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return 2 * dout, 3 * dout
+
+
+class JitMulChild(JitMul):
+    def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return 4 * dout, 5 * dout
+
+
+def _forward_of(cls: type[KwCell]) -> Any:
+    info = info_of(cls)
+    assert info is not None
+    return getattr(cls, construct_attr(info.token))
+
+
+@pytest.mark.parametrize(("cls", "expected"), [(JitMul, (2.0, 3.0)), (JitMulChild, (4.0, 5.0))])
+def test_subclass_of_a_jit_class_inherits_the_jitted_forward(
+    cls: type[KwCell], expected: tuple[float, float]
+) -> None:
+    """PYNATIVE (jit on a class matters there). The forward the core calls is MindSpore's jit
+    wrapper of the user's construct, for the child too (nn.Cell children inherit it as well)."""
+    assert getattr(_forward_of(cls), "__wrapped_by_jit__", False)
+    assert inspect.unwrap(_forward_of(cls)).__qualname__ == "JitMul.construct"
+    x, y = Tensor(np.float32(X)), Tensor(np.float32(Y))
+    net = cls()
+    assert float(net(x, y).asnumpy()) == X * Y
+    gx, gy = ms.grad(net, grad_position=(0, 1))(x, y)
+    assert (float(gx.asnumpy()), float(gy.asnumpy())) == expected
