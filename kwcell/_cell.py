@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 from mindspore import context, nn
 
 from ._codegen import ensure_written
-from ._meta import KwCellMeta, info_of, own_infos
+from ._meta import KwCellMeta, info_of, keyword_only, own_infos
 from ._override import construct_attr, route_instance_construct
-from ._spec import KEYWORD_ONLY
 
 __all__ = ["HasConstruct", "KwCell"]
 
@@ -58,7 +57,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         # net.construct = f (or jit(net.construct)) replaces the forward the bprop wraps, as on
         # nn.Cell; the instance keeps its dispatcher, which calls the core.
         if name == "construct" and (info := info_of(type(self))) is not None:
-            kwonly = tuple(p.name for p in info.spec.construct.params if p.kind is KEYWORD_ONLY)
+            kwonly = keyword_only(info.spec)
             if route_instance_construct(self, value, info.dispatcher, info.token, kwonly):
                 return
         super().__setattr__(name, value)

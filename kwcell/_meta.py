@@ -21,11 +21,11 @@ from ._codegen import Unit, compile_units
 from ._errors import KwCellDefinitionError, KwCellWarning
 from ._override import REENTRY, construct_attr, route_class_construct
 from ._source import ZERO, rewrite_bprop
-from ._spec import BpropSpec, CellSpec, Signature, call_text, signature_of
+from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import CORE, CORE_STATIC, DISPATCHER, FORWARD_BPROP, HEADER
 from ._validate import validate
 
-__all__ = ["KwCellInfo", "KwCellMeta", "info_of", "own_infos"]
+__all__ = ["KwCellInfo", "KwCellMeta", "info_of", "keyword_only", "own_infos"]
 
 _INFO = "_kwcell_info"
 GRAPH = context.GRAPH_MODE
@@ -128,6 +128,11 @@ class _KwCellCore(nn.Cell):
         """Whether the owner asks for weight gradients (read as a constant by the graph parser)."""
         owner = self._kwcell_owner_or_none()
         return owner is not None and bool(getattr(owner, "internal_params", None))
+
+
+def keyword_only(spec: CellSpec) -> tuple[str, ...]:
+    """construct's keyword-only parameters (the core passes them on by keyword)."""
+    return tuple(p.name for p in spec.construct.params if p.kind is KEYWORD_ONLY)
 
 
 def _is_classic(sig: Signature) -> bool:
@@ -340,7 +345,7 @@ class KwCellMeta(type):
         # Cls.construct = f, e.g. @jit on the class: the bprop keeps wrapping the new forward.
         info = cls.__dict__.get(_INFO) if name == "construct" else None
         if info is not None and route_class_construct(
-            cls, value, info.dispatcher, info.token, info.user_construct
+            cls, value, info.dispatcher, info.token, info.user_construct, keyword_only(info.spec)
         ):
             return
         super().__setattr__(name, value)

@@ -188,15 +188,7 @@ def _guarded(cell: Any, core: Any, target: Any, attr: str, kwonly: tuple[str, ..
         return forward(cell, *args[:split], **dict(zip(kwonly, args[split:], strict=True)))
 
     def call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        previous = core.__dict__.get(REENTRY)
-        object.__setattr__(core, REENTRY, (threading.get_ident(), plain))
-        try:
-            return func(*args, **kwargs)
-        finally:
-            if previous is None:
-                core.__dict__.pop(REENTRY, None)
-            else:
-                object.__setattr__(core, REENTRY, previous)
+        return _with_reentry(core, plain, func, args, kwargs)
 
     if isinstance(target, types.MethodType):
         # Stay a bound method, so that the parser's unwrapping keeps ``self``.
@@ -215,17 +207,56 @@ def _guarded(cell: Any, core: Any, target: Any, attr: str, kwonly: tuple[str, ..
     return construct
 
 
-def route_class_construct(cls: type, value: Any, dispatcher: Any, token: int, user: Any) -> bool:
+def _with_reentry(core: Any, plain: Any, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call ``func`` while ``core``, when the dispatcher calls it again, runs ``plain`` instead."""
+    previous = core.__dict__.get(REENTRY)
+    object.__setattr__(core, REENTRY, (threading.get_ident(), plain))
+    try:
+        return func(*args, **kwargs)
+    finally:
+        if previous is None:
+            core.__dict__.pop(REENTRY, None)
+        else:
+            object.__setattr__(core, REENTRY, previous)
+
+
+def _guarded_function(target: Any, replaced: Any, token: int, kwonly: tuple[str, ...]) -> Any:
+    """``target`` as a class's forward, made safe to call the forward it replaced (as
+    :func:`_guarded` for an instance; ``self`` is known only at call time)."""
+    core_attr = f"_kwcell_core_{token}"
+
+    def construct(self: Any, *args: Any, **kwargs: Any) -> Any:
+        core = self.__dict__.get(core_attr)
+        if core is None:
+            return target(self, *args, **kwargs)
+
+        def plain(*inputs: Any) -> Any:
+            split = len(inputs) - len(kwonly)
+            return replaced(self, *inputs[:split], **dict(zip(kwonly, inputs[split:], strict=True)))
+
+        return _with_reentry(core, plain, target, (self, *args), kwargs)
+
+    construct.__wrapped__ = target  # type: ignore[attr-defined]
+    return construct
+
+
+def route_class_construct(
+    cls: type, value: Any, dispatcher: Any, token: int, user: Any, kwonly: tuple[str, ...]
+) -> bool:
     """Handle ``Cls.construct = value`` (for example ``@jit`` on the class) for a KwCell class
-    with a bprop; ``user`` is the class's own construct. Returns ``False`` when ``value``
-    should be set as an ordinary class attribute."""
+    with a bprop; ``user`` is the class's own construct, ``kwonly`` construct's keyword-only
+    parameters. Returns ``False`` when ``value`` should be set as an ordinary class attribute."""
     attr = construct_attr(token)
     if value is dispatcher:
         type.__setattr__(cls, attr, user)  # back to the class's own construct
         return False
-    target = _forward(f"{cls.__qualname__}.construct", value, dispatcher, cls.__dict__[attr])
+    replaced = cls.__dict__[attr]
+    target = _forward(f"{cls.__qualname__}.construct", value, dispatcher, replaced)
     if target is None:
         return False
+    if target is value and isinstance(target, types.FunctionType):
+        # Not re-targeted (it may call the replaced forward through a global): guard it.
+        target = _guarded_function(target, replaced, token, kwonly)
     type.__setattr__(cls, attr, target)
     return True
 

@@ -394,3 +394,43 @@ def test_subclass_of_a_jit_class_inherits_the_jitted_forward(
     assert float(net(x, y).asnumpy()) == X * Y
     gx, gy = ms.grad(net, grad_position=(0, 1))(x, y)
     assert (float(gx.asnumpy()), float(gy.asnumpy())) == expected
+
+
+class Patched2Plain(nn.Cell):
+    def construct(self, x: Tensor, y: Tensor) -> Any:
+        return x * y
+
+    def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return 2 * dout, 3 * dout
+
+
+class Patched2(KwCell):
+    def construct(self, x: Tensor, y: Tensor) -> Any:
+        return x * y
+
+    def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return 2 * dout, 3 * dout
+
+
+CLASS_ORIGINALS: dict[type[nn.Cell], Callable[..., Any]] = {}
+
+
+def doubled_method(self: nn.Cell, x: Tensor, y: Tensor) -> Any:
+    """A class-level monkeypatch that calls the construct it replaced through a global."""
+    return CLASS_ORIGINALS[type(self)](self, x, y) * 2
+
+
+@pytest.mark.parametrize("cls", [Patched2Plain, Patched2], ids=lambda c: c.__name__)
+def test_class_construct_replaced_by_a_patch_that_calls_the_original(cls: type[nn.Cell]) -> None:
+    """PYNATIVE: the patch runs as Python, calls the original forward, and the bprop stays."""
+    x, y = Tensor(np.float32(X)), Tensor(np.float32(Y))
+    CLASS_ORIGINALS[cls] = cls.construct
+    cls.construct = doubled_method
+    try:
+        net = cls()
+        assert float(net(x, y).asnumpy()) == 2 * X * Y
+        gx, gy = ms.grad(net, grad_position=(0, 1))(x, y)
+        assert (float(gx.asnumpy()), float(gy.asnumpy())) == (2.0, 3.0)
+    finally:
+        cls.construct = CLASS_ORIGINALS[cls]
+    assert float(cls()(x, y).asnumpy()) == X * Y
