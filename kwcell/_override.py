@@ -241,19 +241,23 @@ def _guarded_function(target: Any, replaced: Any, token: int, kwonly: tuple[str,
 
 
 def route_class_construct(
-    cls: type, value: Any, dispatcher: Any, token: int, user: Any, kwonly: tuple[str, ...]
+    cls: type, value: Any, dispatcher: Any, token: int, user: Any, kwonly: tuple[str, ...], own_attr: str
 ) -> bool:
     """Handle ``Cls.construct = value`` (for example ``@jit`` on the class) for a KwCell class
-    with a bprop; ``user`` is the class's own construct, ``kwonly`` construct's keyword-only
-    parameters. Returns ``False`` when ``value`` should be set as an ordinary class attribute."""
+    with a bprop; ``user`` is the construct kwcell generated the class's code for, ``kwonly``
+    construct's keyword-only parameters, ``own_attr`` where the metaclass looks for a class's
+    own construct (so that subclasses inherit the new forward). Returns ``False`` when
+    ``value`` should be set as an ordinary class attribute."""
     attr = construct_attr(token)
-    if value is dispatcher:
-        type.__setattr__(cls, attr, user)  # back to the class's own construct
+    if value is dispatcher:  # back to the construct the class's code was generated for
+        type.__setattr__(cls, attr, user)
+        type.__setattr__(cls, own_attr, user)
         return False
-    replaced = cls.__dict__[attr]
+    replaced = getattr(cls, attr)
     target = _forward(f"{cls.__qualname__}.construct", value, dispatcher, replaced)
     if target is None:
         return False
+    type.__setattr__(cls, own_attr, target)
     if target is value and isinstance(target, types.FunctionType):
         # Not re-targeted (it may call the replaced forward through a global): guard it.
         target = _guarded_function(target, replaced, token, kwonly)
