@@ -25,6 +25,7 @@ from typing import Any
 from ._errors import KwCellWarning
 
 __all__ = [
+    "ASSIGNED",
     "REENTRY",
     "construct_attr",
     "retarget",
@@ -32,6 +33,8 @@ __all__ = [
     "route_instance_construct",
 ]
 
+#: An instance's replacement construct as the user assigned it (what pickle and deepcopy keep).
+ASSIGNED = "_kwcell_assigned_construct"
 #: Set on a core while an instance-level replacement forward runs: (thread id, plain forward).
 REENTRY = "_kwcell_reentry"
 
@@ -162,6 +165,7 @@ def route_instance_construct(
     attr = construct_attr(token)
     if isinstance(value, types.MethodType) and value.__func__ is dispatcher and value.__self__ is cell:
         cell.__dict__.pop(attr, None)  # the instance's own dispatcher: back to the class's forward
+        cell.__dict__.pop(ASSIGNED, None)
         return True
     target = _forward(f"{type(cell).__qualname__}.construct", value, dispatcher, getattr(type(cell), attr))
     if target is None:
@@ -169,6 +173,7 @@ def route_instance_construct(
     object.__setattr__(
         cell, attr, _guarded(cell, cell.__dict__[f"_kwcell_core_{token}"], target, attr, kwonly)
     )
+    object.__setattr__(cell, ASSIGNED, value)
     return True
 
 

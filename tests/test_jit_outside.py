@@ -9,8 +9,10 @@ keeps running as it does without them (in PyNative, as Python). Each test runs t
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
+import pickle
 import sys
 import types
 from collections.abc import Callable
@@ -451,3 +453,16 @@ def test_class_construct_replaced_by_a_patch_that_calls_the_original(cls: type[n
     finally:
         cls.construct = CLASS_ORIGINALS[cls]
     assert float(cls()(x, y).asnumpy()) == X * Y
+
+
+def test_replaced_construct_survives_deepcopy_and_pickle() -> None:
+    """As for nn.Cell, a module-level function assigned as construct is kept by pickle and
+    deepcopy (kwcell routes it again when the cell is loaded); the bprop stays."""
+    x, y = Tensor(np.float32(X)), Tensor(np.float32(Y))
+    for cls in (Mul, MulKw):
+        net = cls()
+        net.construct = add
+        for clone in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+            assert float(clone(x, y).asnumpy()) == X + Y
+            gx, gy = ms.grad(clone, grad_position=(0, 1))(x, y)
+            assert (float(gx.asnumpy()), float(gy.asnumpy())) == (2.0, 3.0)
