@@ -94,7 +94,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         self._kwcell_attach_cores()
         assigned = self.__dict__.pop(ASSIGNED, None)
         if assigned is not None:
-            self.construct = assigned
+            self.__setattr__("construct", assigned)
 
     if TYPE_CHECKING:
         # Static view: a call takes construct's signature and returns construct's type.
