@@ -427,7 +427,7 @@ def _warn_ungraded_parameters(cell: nn.Cell) -> None:
 
 # Code objects of every function some KwCell uses as its bprop: only their frames see
 # ``bprop`` on an instance (``super().bprop(...)``); MindSpore must not.
-_BPROP_CODES: set[types.CodeType] = set()
+_BPROP_CODES: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
 
 
 class _HiddenBprop:
