@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from mindspore import Parameter, Tensor, nn, ops
 
-from kwcell import KwCell, KwCellWarning
+from kwcell import KwCell, KwCellDefinitionError, KwCellWarning
 
 Arrays = tuple[Any, ...]
 
@@ -262,8 +262,7 @@ class KwLogSoftmax(KwCell):
         self.sum_keep_dims = ops.ReduceSum(keep_dims=True)
 
     def construct(self, x: Tensor) -> Any:
-        shifted = x - x.max(axis=self.axis, keepdims=True)
-        return shifted - ops.log(self.sum_keep_dims(self.exp(shifted), self.axis))
+        return P.log_softmax(x, self.axis)
 
     def bprop(self, input_x: Tensor, out: Tensor, dout: Tensor) -> Any:
         softmax = self.exp(out)
@@ -278,8 +277,7 @@ class PlainLogSoftmax(nn.Cell):
         self.sum_keep_dims = ops.ReduceSum(keep_dims=True)
 
     def construct(self, x: Tensor) -> Any:
-        shifted = x - x.max(axis=self.axis, keepdims=True)
-        return shifted - ops.log(self.sum_keep_dims(self.exp(shifted), self.axis))
+        return P.log_softmax(x, self.axis)
 
     def bprop(self, input_x: Tensor, out: Tensor, dout: Tensor) -> Any:
         softmax = self.exp(out)
@@ -768,6 +766,134 @@ class PlainDebugScale(nn.Cell):
         return (dout * 3.0 + 1.0,)
 
 
+# --- 22. keyword-only construct parameter with a default ----------------------------------
+
+
+class KwScaleKeywordOnly(KwCell):
+    def construct(self, x: Tensor, *, scale: float = 2.0) -> Any:
+        return x * scale
+
+    def bprop(self, x: Tensor, scale: float, out: Tensor, dout: Tensor) -> Any:
+        return dout * scale, 0
+
+
+class PlainScaleKeywordOnly(nn.Cell):
+    def construct(self, x: Tensor, *, scale: float = 2.0) -> Any:
+        return x * scale
+
+    def bprop(self, x: Tensor, scale: float, out: Tensor, dout: Tensor) -> Any:
+        return dout * scale, 0
+
+
+# --- 23. None for a Tensor input's gradient (mindformers: grad_weight = grad_bias = None) ---
+
+
+class KwWeightFrozen(KwCell):
+    def construct(self, x: Tensor, weight: Tensor) -> Any:
+        return x * weight
+
+    def bprop(self, x: Tensor, weight: Tensor, out: Tensor, dout: Tensor) -> Any:
+        grad_weight = None
+        return dout * weight, grad_weight
+
+
+class PlainWeightFrozen(nn.Cell):
+    def construct(self, x: Tensor, weight: Tensor) -> Any:
+        return x * weight
+
+    def bprop(self, x: Tensor, weight: Tensor, out: Tensor, dout: Tensor) -> Any:
+        grad_weight = None
+        return dout * weight, grad_weight
+
+
+# --- 24. bprop reads a frozen Parameter (LSQ-style quantiser step size) ---------------------
+
+
+class KwStepQuantizer(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.step = Parameter(Tensor(0.5, ms.float32), name="step", requires_grad=False)
+
+    def construct(self, x: Tensor) -> Any:
+        return P.round(x / self.step) * self.step
+
+    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (dout * self.step,)
+
+
+class PlainStepQuantizer(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.step = Parameter(Tensor(0.5, ms.float32), name="step", requires_grad=False)
+
+    def construct(self, x: Tensor) -> Any:
+        return P.round(x / self.step) * self.step
+
+    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (dout * self.step,)
+
+
+# --- 25. @jit construct of an outer cell with a Parameter around a bprop cell --------------
+# (MindSpore's jit + custom bprop tests: bprop ignores dout and returns 2 * inputs)
+
+
+class KwTwiceInputs(KwCell):
+    def construct(self, x: Tensor, y: Tensor) -> Any:
+        return x * y
+
+    def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return 2 * x, 2 * y
+
+
+class PlainTwiceInputs(nn.Cell):
+    def construct(self, x: Tensor, y: Tensor) -> Any:
+        return x * y
+
+    def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return 2 * x, 2 * y
+
+
+class JitOuter(nn.Cell):
+    def __init__(self, sub: nn.Cell) -> None:
+        super().__init__()
+        self.sub_net = sub
+        self.z = Parameter(Tensor(np.array([1.5], np.float32)), name="z")
+
+    @ms.jit
+    def construct(self, x: Tensor, y: Tensor) -> Any:
+        x = x * self.z
+        return self.sub_net(x, y)
+
+
+# --- 26. GradOperation applied inline inside bprop -----------------------------------------
+
+GRAD_FIRST = ops.GradOperation()
+
+
+class KwInlineGrad(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.f = Square()
+
+    def construct(self, x: Tensor) -> Any:
+        return self.f(x) * 3.0
+
+    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (GRAD_FIRST(self.f)(x) * 3.0 * dout,)
+
+
+class PlainInlineGrad(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.f = Square()
+
+    def construct(self, x: Tensor) -> Any:
+        return self.f(x) * 3.0
+
+    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (GRAD_FIRST(self.f)(x) * 3.0 * dout,)
+
+
 # --- the table -------------------------------------------------------------------------------
 
 
@@ -975,6 +1101,38 @@ CASES: dict[str, Case] = {
         plain_fails=GRAPH_AND_JIT(NULL_GRAPH),
         kw_fails=GRAPH_AND_JIT(NULL_GRAPH),
     ),
+    "keyword_only_construct_default": Case(
+        KwScaleKeywordOnly(),
+        PlainScaleKeywordOnly(),
+        _t(X),
+        lambda x, s: (2.0 * s,),
+        plain_fails=GRAPH_AND_JIT(OMITTED),
+    ),
+    "none_for_a_tensor_input": Case(
+        KwWeightFrozen(),
+        PlainWeightFrozen(),
+        _t(X, Y),
+        lambda x, w, s: (s * w, 0 * w),  # nn.Cell gives None (no gradient) in graph mode: zeros
+    ),
+    "bprop_reads_frozen_parameter": Case(
+        KwStepQuantizer(),
+        PlainStepQuantizer(),
+        _t(X),
+        lambda x, s: (0.5 * s,),
+        plain_fails=GRAPH_AND_JIT(r"does not support using Parameter"),
+    ),
+    "jit_outer_with_parameter": Case(
+        JitOuter(KwTwiceInputs()),
+        JitOuter(PlainTwiceInputs()),
+        _t(X, Y),
+        lambda x, y, s: (2 * 1.5 * x * 1.5, 2 * y),
+    ),
+    "inline_grad_operation_in_bprop": Case(
+        KwInlineGrad(),
+        PlainInlineGrad(),
+        _t(X),
+        lambda x, s: (6.0 * x * s,),
+    ),
 }
 
 
@@ -1016,6 +1174,8 @@ def _grads(net: nn.Cell, how: str, args: tuple[Any, ...], sens: Any) -> Arrays:
 
 
 def _np(v: Any) -> Any:
+    if v is None:  # MindSpore's "no gradient" for an input (nn.Cell, graph mode)
+        return None
     if isinstance(v, tuple):
         return tuple(_np(e) for e in v)
     return v.asnumpy()
@@ -1024,13 +1184,19 @@ def _np(v: Any) -> Any:
 def _flat(v: Any) -> list[Any]:
     if isinstance(v, tuple):
         return [e for item in v for e in _flat(item)]
-    return [np.asarray(v)]
+    return [v if v is None else np.asarray(v)]
 
 
 def _assert_same(ours: Any, theirs: Any) -> None:
     a, b = _flat(ours), _flat(theirs)
     assert len(a) == len(b), f"{len(a)} gradients, expected {len(b)}"
     for u, v in zip(a, b, strict=True):
+        if u is None and v is None:  # both: no gradient
+            continue
+        if u is None:  # None: no gradient, i.e. zeros
+            u = np.zeros_like(v)
+        if v is None:
+            v = np.zeros_like(u)
         np.testing.assert_allclose(u, v, rtol=1e-5, atol=1e-6)
 
 
@@ -1071,3 +1237,37 @@ def test_zoo_cell_matches_nn_cell(name: str, how: str) -> None:
     if theirs is not None:
         _assert_same(ours, theirs)
     _assert_same(ours, expected)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=KwCellDefinitionError,
+    reason=(
+        "kwcell/_validate.py rejects '*inputs' in a construct that has a bprop, at class creation; "
+        "nn.Cell runs construct(self, *inputs) + bprop(self, *args) in PYNATIVE (mindformers' "
+        "recompute and pre-backward cells are written so). The drop-in promise and the "
+        "'*args in construct' rejection disagree"
+    ),
+)
+def test_varargs_construct_with_varargs_bprop_works_like_nn_cell() -> None:
+    """PYNATIVE only: nn.Cell itself cannot compile a ``*args`` bprop in GRAPH_MODE."""
+
+    class KwRecomputeLike(KwCell):
+        def construct(self, *inputs: Tensor) -> Any:
+            return inputs[0] * inputs[1]
+
+        def bprop(self, *args: Any) -> Any:
+            return args[-1] * args[1], args[-1] * args[0]
+
+    class PlainRecomputeLike(nn.Cell):
+        def construct(self, *inputs: Tensor) -> Any:
+            return inputs[0] * inputs[1]
+
+        def bprop(self, *args: Any) -> Any:
+            return args[-1] * args[1], args[-1] * args[0]
+
+    args, sens = (Tensor(X), Tensor(Y)), Tensor(S)
+    theirs = _grads(PlainRecomputeLike(), "pynative", args, sens)
+    _assert_same(theirs, (S * Y, S * X))
+    ours = _grads(KwRecomputeLike(), "pynative", args, sens)
+    _assert_same(ours, theirs)
