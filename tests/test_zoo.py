@@ -678,6 +678,30 @@ class PlainPairProduct(nn.Cell):
         return ((dout * b, dout * a),)
 
 
+class KwPairProductBuilt(KwCell):
+    """The same with the gradient built before the return (normalised at run time)."""
+
+    def construct(self, pair: Any) -> Any:
+        a, b = pair
+        return a * b
+
+    def bprop(self, pair: Any, out: Tensor, dout: Tensor) -> Any:
+        a, b = pair
+        grads = ((dout * b, dout * a),)
+        return grads
+
+
+class PlainPairProductBuilt(nn.Cell):
+    def construct(self, pair: Any) -> Any:
+        a, b = pair
+        return a * b
+
+    def bprop(self, pair: Any, out: Tensor, dout: Tensor) -> Any:
+        a, b = pair
+        grads = ((dout * b, dout * a),)
+        return grads
+
+
 class PairCaller(nn.Cell):
     def __init__(self, inner: nn.Cell) -> None:
         super().__init__()
@@ -920,6 +944,14 @@ OMITTED = r"The number of parameter of this primal function is 1, but the number
 NULL_GRAPH = r"The pointer\[graph\] is null"
 
 
+HOWS = ("pynative", "graph", "jit")
+TUPLE_INPUT_ZEROED = (
+    "kwcell/_runtime.py _fill() (and zero()) treat every non-Tensor input as a placeholder and "
+    "return 0 for it; a tuple of Tensors is not a Tensor, so the user's ((ga, gb),) becomes 0: "
+    "PYNATIVE raises 'Grad size should lager than forward inputs, but got 1 vs 2', graph mode "
+    "'For TupleGetItem, input[0] should be Sequence, but got Int64'. Tuple literals are "
+    "normalised at class creation without _fill, which is why graph mode works for them"
+)
 VARARGS_BARE_RETURN = (
     "kwcell/_meta.py hands a classic bprop(self, *args) to the core as it is (py_bprop = "
     "graph_bprop = the user's function, no _runtime.normalize around it), so a bare-Tensor "
@@ -1072,12 +1104,14 @@ CASES: dict[str, Case] = {
         PairCaller(PlainPairProduct()),
         _t(X, Y),
         lambda a, b, s: (s * b, s * a),
-        xfail=(
-            frozenset({"pynative"}),
-            "kwcell/_runtime.py _fill() replaces the gradient of every non-Tensor input by 0; a "
-            "tuple of Tensors is not a Tensor, so the user's (ga, gb) becomes 0 and MindSpore "
-            "raises 'Grad size should lager than forward inputs, but got 1 vs 2'",
-        ),
+        xfail=(frozenset({"pynative"}), TUPLE_INPUT_ZEROED),
+    ),
+    "tuple_input_built_return": Case(
+        PairCaller(KwPairProductBuilt()),
+        PairCaller(PlainPairProductBuilt()),
+        _t(X, Y),
+        lambda a, b, s: (s * b, s * a),
+        xfail=(frozenset(HOWS), TUPLE_INPUT_ZEROED),
     ),
     "numpy_in_bprop": Case(
         KwRecordingRelu(),
@@ -1198,9 +1232,6 @@ def _assert_same(ours: Any, theirs: Any) -> None:
         if v is None:
             v = np.zeros_like(u)
         np.testing.assert_allclose(u, v, rtol=1e-5, atol=1e-6)
-
-
-HOWS = ("pynative", "graph", "jit")
 
 
 def _params() -> list[Any]:
