@@ -190,6 +190,18 @@ class PlainCopyToRegion(nn.Cell):
         return (self.all_reduce(dout),)
 
 
+class TwoRegions(nn.Cell):
+    """Two instances of one bprop class with different attributes in one graph."""
+
+    def __init__(self, first: nn.Cell, second: nn.Cell) -> None:
+        super().__init__()
+        self.first = first
+        self.second = second
+
+    def construct(self, x: Tensor) -> Any:
+        return self.first(x) + self.second(x * 3.0)
+
+
 # --- 5. `*args` bprop returning a bare Tensor through a module-level helper ----------------
 # (mindformers sequence-parallel all-to-all: bprop(self, *args) uses args[-1] only)
 
@@ -918,6 +930,25 @@ class PlainInlineGrad(nn.Cell):
         return (GRAD_FIRST(self.f)(x) * 3.0 * dout,)
 
 
+# --- 27. bprop returning a list ------------------------------------------------------------
+
+
+class KwListReturn(KwCell):
+    def construct(self, x: Tensor, y: Tensor) -> Any:
+        return x * 2.0 + y
+
+    def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return [dout * 2.0, dout]
+
+
+class PlainListReturn(nn.Cell):
+    def construct(self, x: Tensor, y: Tensor) -> Any:
+        return x * 2.0 + y
+
+    def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return [dout * 2.0, dout]
+
+
 # --- the table -------------------------------------------------------------------------------
 
 
@@ -996,6 +1027,12 @@ CASES: dict[str, Case] = {
         PlainCopyToRegion(2),
         _t(X),
         lambda x, s: (2.0 * s,),
+    ),
+    "two_instances_different_attrs": Case(
+        TwoRegions(KwCopyToRegion(1), KwCopyToRegion(2)),
+        TwoRegions(PlainCopyToRegion(1), PlainCopyToRegion(2)),
+        _t(X),
+        lambda x, s: (s + 3.0 * 2.0 * s,),
     ),
     "varargs_bare_return_helper": Case(
         KwSeqAllToAll(0, 1),
@@ -1166,6 +1203,13 @@ CASES: dict[str, Case] = {
         PlainInlineGrad(),
         _t(X),
         lambda x, s: (6.0 * x * s,),
+    ),
+    "list_return": Case(
+        KwListReturn(),
+        PlainListReturn(),
+        _t(X, Y),
+        lambda x, y, s: (2.0 * s, s),
+        plain_fails=GRAPH_AND_JIT(BARE),
     ),
 }
 
