@@ -19,6 +19,7 @@ from typing import Any
 
 from ._codegen import AST_LOCK
 from ._errors import KwCellDefinitionError
+from ._returns import check_return
 from ._spec import CellSpec
 
 __all__ = ["RewrittenBprop", "rewrite_bprop"]
@@ -221,6 +222,8 @@ def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | No
     replacements: list[tuple[int, int, str]] = []
     static = True
     for ret in _returns(fdef):
+        if ret.value is not None:
+            check_return(spec, ret.value, f"{spec.qualname}.bprop (line {first_line + ret.lineno - 1})")
         tuple_text = _return_text(spec, ret, text, first_line) if ret.value is not None else None
         if tuple_text is None:
             static = False
