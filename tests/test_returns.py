@@ -134,16 +134,16 @@ def test_dict_built_at_run_time_under_pynative_jit_is_a_known_limit() -> None:
 class ScaledSin(KwCell):
     """``scale`` first, as in ``Net(scale, x)`` layers: f = scale * sin(x)."""
 
-    def construct(self, scale: Any, x: Tensor) -> Tensor:
+    def construct(self, scale: float, x: Tensor) -> Tensor:
         return scale * ops.sin(x)
 
-    def bprop(self, scale: Any, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+    def bprop(self, scale: float, x: Tensor, out: Tensor, dout: Tensor) -> Any:
         dx = scale * ops.cos(x) * dout
         return dx  # meant for x, but a bare return is the gradient of 'scale'
 
 
 class ScaledSinFixed(ScaledSin):
-    def bprop(self, scale: Any, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+    def bprop(self, scale: float, x: Tensor, out: Tensor, dout: Tensor) -> Any:
         dx = scale * ops.cos(x) * dout
         return {"x": dx}
 
