@@ -43,17 +43,18 @@ def zero(x: Any) -> Any:
         result: tuple[Any, ...] = ()
         for i in range(len(x)):
             result = result + (zero(x[i]),)  # noqa: RUF005 - graph-parsed
-        return _sequence_grad(result)
+        return _sequence_grad(result, x)
     return 0
 
 
-def _sequence_grad(result: tuple[Any, ...]) -> Any:
-    """The gradient of a tuple or list input: a tuple in a graph, a list in PyNative.
+def _sequence_grad(result: tuple[Any, ...], x: Any) -> Any:
+    """The gradient of a tuple or list input ``x``: in a graph, of ``x``'s own type.
 
-    PyNative reads a bprop result ``((g0, g1), gy)`` as MindSpore's weight form
-    ``(input_grads, {parameter: grad})``; a list is not mistaken for it.
+    In PyNative always a list: PyNative reads a bprop result ``((g0, g1), gy)`` as
+    MindSpore's weight form ``(input_grads, {parameter: grad})``; a list is not mistaken
+    for it.
     """
-    if in_graph():
+    if in_graph() and isinstance(x, tuple):
         return result
     return list(result)
 
@@ -102,7 +103,7 @@ def _fill_sequence(grad: Any, x: Any, name: str, where: str) -> Any:
         result: tuple[Any, ...] = ()
         for i in range(len(x)):
             result = result + (_fill(grad[i], x[i], name, where),)  # noqa: RUF005 - graph-parsed
-        return _sequence_grad(result)
+        return _sequence_grad(result, x)
     if isinstance(grad, Tensor):
         raise ValueError(
             where

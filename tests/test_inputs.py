@@ -24,6 +24,7 @@ A = np.array([0.5, 1.0, -2.0], np.float32)
 B = np.array([2.0, 3.0, 0.25], np.float32)
 Y = np.array([1.0, -1.0, 0.5], np.float32)
 S = 2.0
+ZEROS = np.zeros(3, np.float32)
 
 
 @pytest.fixture(params=["pynative", "graph", "jit"])
@@ -47,9 +48,9 @@ def grad_of(net: nn.Cell, mode: str, positions: tuple[int, ...]) -> Callable[...
 
 
 def assert_same(got: Any, expected: Any) -> None:
-    """The same nesting of tuples/lists, and equal values (Tensors or numbers)."""
+    """The same nesting of tuples and lists, and equal values (Tensors or numbers)."""
     if isinstance(expected, (tuple, list)):
-        assert isinstance(got, (tuple, list)), f"expected a sequence, got {got!r}"
+        assert type(got) is type(expected), f"expected a {type(expected).__name__}, got {got!r}"
         assert len(got) == len(expected)
         for g, e in zip(got, expected, strict=True):
             assert_same(g, e)
@@ -167,7 +168,6 @@ PAIR_NETS = {
     "KwCell None": KwPairProductNone(),
     "KwCell dict": KwPairProductByName(),
 }
-ZEROS = np.zeros(3, np.float32)
 PAIR_EXPECTED = {
     "KwCell": (S * np.ones(3, np.float32), (B * S, A * S)),
     "KwCell None": (S * np.ones(3, np.float32), (ZEROS, A * S)),
@@ -222,6 +222,87 @@ def test_tuple_built_inside_jit_is_flattened_for_nn_cell_and_kwcell() -> None:
 
         with pytest.raises(TypeError, match="requires the forward inputs as well as the 'out' and 'dout'"):
             ms.grad(forward, grad_position=(0, 1, 2))(Tensor(A), Tensor(B), Tensor(Y))
+
+
+# --- nested tuples and lists: f = (xs[0][0] * xs[0][1] + y) * xs[1] -----------------------
+
+
+class Nested(nn.Cell):
+    def construct(self, y: Tensor, xs: Any) -> Tensor:
+        return (xs[0][0] * xs[0][1] + y) * xs[1]
+
+    def bprop(self, y: Tensor, xs: Any, out: Tensor, dout: Tensor) -> Any:
+        (a, b), c = xs
+        grads = (dout * c, ((dout * b * c, dout * a * c), dout * (a * b + y)))
+        return grads
+
+
+class KwNested(KwCell):
+    def construct(self, y: Tensor, xs: Any) -> Tensor:
+        return (xs[0][0] * xs[0][1] + y) * xs[1]
+
+    def bprop(self, y: Tensor, xs: Any, out: Tensor, dout: Tensor) -> Any:
+        (a, b), c = xs
+        grads = (dout * c, ((dout * b * c, dout * a * c), dout * (a * b + y)))
+        return grads
+
+
+class KwNestedNone(KwNested):
+    def bprop(self, y: Tensor, xs: Any, out: Tensor, dout: Tensor) -> Any:
+        (a, b), c = xs
+        grads = (dout * c, (None, dout * (a * b + y)))
+        return grads
+
+
+class ListPair(nn.Cell):
+    def construct(self, y: Tensor, xs: list[Tensor]) -> Tensor:
+        return xs[0] * xs[1] + y
+
+    def bprop(self, y: Tensor, xs: list[Tensor], out: Tensor, dout: Tensor) -> Any:
+        grads = (dout, [dout * xs[1], dout * xs[0]])
+        return grads
+
+
+class KwListPair(KwCell):
+    def construct(self, y: Tensor, xs: list[Tensor]) -> Tensor:
+        return xs[0] * xs[1] + y
+
+    def bprop(self, y: Tensor, xs: list[Tensor], out: Tensor, dout: Tensor) -> Any:
+        grads = (dout, [dout * xs[1], dout * xs[0]])
+        return grads
+
+
+class KwListPairByName(KwListPair):
+    def bprop(self, y: Tensor, xs: list[Tensor], out: Tensor, dout: Tensor) -> Any:
+        return {"y": dout}
+
+
+C = np.array([1.5, -0.5, 4.0], np.float32)
+STRUCTURED: dict[str, tuple[nn.Cell, nn.Cell | None, Any, Any]] = {
+    # name: (KwCell, nn.Cell twin or None, argument, expected gradient of (y, xs) in a graph)
+    "nested": (KwNested(), Nested(), ((A, B), C), (C, ((B * C, A * C), A * B + Y))),
+    "nested None": (KwNestedNone(), None, ((A, B), C), (C, ((ZEROS, ZEROS), A * B + Y))),
+    "list": (KwListPair(), ListPair(), [A, B], (np.ones(3, np.float32), [B, A])),
+    "list dict": (KwListPairByName(), None, [A, B], (np.ones(3, np.float32), [ZEROS, ZEROS])),
+}
+
+
+def _tensors(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_tensors(v) for v in value)
+    if isinstance(value, list):
+        return [_tensors(v) for v in value]
+    return Tensor(value)
+
+
+@pytest.mark.parametrize("name", list(STRUCTURED))
+def test_nested_tuples_and_lists(mode: str, name: str) -> None:
+    net, twin, arg, expected = STRUCTURED[name]
+    xs = ms.mutable(_tensors(arg))
+    got = grad_of(net, mode, (0, 1))(Tensor(Y), xs)
+    if twin is not None:
+        assert_same(got, grad_of(twin, mode, (0, 1))(Tensor(Y), xs))
+    assert_same(got, expected if mode != "pynative" else expected[0])
 
 
 # --- a construct that calls ops.zeros_like, and a dict that leaves a Tensor out --------
