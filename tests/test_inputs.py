@@ -228,27 +228,27 @@ def test_tuple_built_inside_jit_is_flattened_for_nn_cell_and_kwcell() -> None:
 
 
 class Nested(nn.Cell):
-    def construct(self, y: Tensor, xs: Any) -> Tensor:
+    def construct(self, y: Tensor, xs: tuple[tuple[Tensor, Tensor], Tensor]) -> Tensor:
         return (xs[0][0] * xs[0][1] + y) * xs[1]
 
-    def bprop(self, y: Tensor, xs: Any, out: Tensor, dout: Tensor) -> Any:
+    def bprop(self, y: Tensor, xs: tuple[tuple[Tensor, Tensor], Tensor], out: Tensor, dout: Tensor) -> Any:
         (a, b), c = xs
         grads = (dout * c, ((dout * b * c, dout * a * c), dout * (a * b + y)))
         return grads
 
 
 class KwNested(KwCell):
-    def construct(self, y: Tensor, xs: Any) -> Tensor:
+    def construct(self, y: Tensor, xs: tuple[tuple[Tensor, Tensor], Tensor]) -> Tensor:
         return (xs[0][0] * xs[0][1] + y) * xs[1]
 
-    def bprop(self, y: Tensor, xs: Any, out: Tensor, dout: Tensor) -> Any:
+    def bprop(self, y: Tensor, xs: tuple[tuple[Tensor, Tensor], Tensor], out: Tensor, dout: Tensor) -> Any:
         (a, b), c = xs
         grads = (dout * c, ((dout * b * c, dout * a * c), dout * (a * b + y)))
         return grads
 
 
 class KwNestedNone(KwNested):
-    def bprop(self, y: Tensor, xs: Any, out: Tensor, dout: Tensor) -> Any:
+    def bprop(self, y: Tensor, xs: tuple[tuple[Tensor, Tensor], Tensor], out: Tensor, dout: Tensor) -> Any:
         (a, b), c = xs
         grads = (dout * c, (None, dout * (a * b + y)))
         return grads
