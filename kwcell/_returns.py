@@ -31,7 +31,7 @@ _NON_TENSOR_NAMES = {t.__name__ for t in _NON_TENSOR_TYPES}
 def _annotation_name(annotation: Any) -> str | None:
     """The builtin non-Tensor type an annotation names (``float``, ``"int"``, ``tuple[int]``)."""
     if isinstance(annotation, str):
-        name = annotation.strip().split("[", 1)[0].strip()
+        name = annotation.strip().strip("\"'").split("[", 1)[0].strip()
         return name if name in _NON_TENSOR_NAMES else None
     origin = typing.get_origin(annotation) or annotation
     if isinstance(origin, type) and origin in _NON_TENSOR_TYPES:
