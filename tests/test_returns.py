@@ -1,4 +1,4 @@
-"""SPEC 2.3: every return form bprop may use, normalised to MindSpore's tuple, in both modes."""
+"""Every return form bprop may use, normalised to MindSpore's tuple, in every mode."""
 
 from __future__ import annotations
 
