@@ -85,6 +85,30 @@ class _Text:
         return self.data[a:b].decode("utf-8")
 
 
+def _has_none_entry(node: ast.expr) -> bool:
+    """Whether ``node`` is a tuple/list literal with a ``None`` entry, at any depth."""
+    if not isinstance(node, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in node.elts):
+        return False
+    return any((isinstance(e, ast.Constant) and e.value is None) or _has_none_entry(e) for e in node.elts)
+
+
+def _entry(node: ast.expr, input_text: str, text: _Text) -> str:
+    """The source of one gradient entry for the input named by ``input_text``.
+
+    ``None`` becomes that input's zeros; a tuple or list literal (the gradient of a tuple
+    input) is rewritten element by element, so ``(None, g)`` gives zeros for element 0.
+    """
+    if isinstance(node, ast.Constant) and node.value is None:
+        return f"{ZERO}({input_text})"
+    if _has_none_entry(node):
+        assert isinstance(node, (ast.Tuple, ast.List))
+        parts = [_entry(e, f"{input_text}[{i}]", text) for i, e in enumerate(node.elts)]
+        if isinstance(node, ast.List):
+            return "[" + ", ".join(parts) + "]"
+        return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+    return text.segment(node)
+
+
 def _return_text(spec: CellSpec, ret: ast.Return, text: _Text, first_line: int) -> str | None:
     """Check a ``return`` whose value is a literal and give the full tuple that replaces it.
 
@@ -108,7 +132,7 @@ def _return_text(spec: CellSpec, ret: ast.Return, text: _Text, first_line: int) 
                     f"construct; expected names: ({expected})"
                 )
                 raise KwCellDefinitionError(msg)
-            by_name[k.value] = text.segment(v)
+            by_name[k.value] = _entry(v, _alias(k.value), text)
         items = [by_name.get(n, zero[n]) for n in names]
     elif isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
         if any(isinstance(e, ast.Dict) for e in value.elts):
@@ -122,10 +146,7 @@ def _return_text(spec: CellSpec, ret: ast.Return, text: _Text, first_line: int) 
                 "parameter name to give only some of them"
             )
             raise KwCellDefinitionError(msg)
-        items = [
-            zero[n] if isinstance(e, ast.Constant) and e.value is None else text.segment(e)
-            for n, e in zip(names, value.elts, strict=True)
-        ]
+        items = [_entry(e, _alias(n), text) for n, e in zip(names, value.elts, strict=True)]
     else:
         return None
     return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"

@@ -277,6 +277,22 @@ class KwListPairByName(KwListPair):
         return {"y": dout}
 
 
+class KwPairLiteral(KwCell):
+    """Literal returns (rewritten when the class is created): ``None`` inside the tuple's
+    gradient gives zeros for that element, as in a returned variable."""
+
+    def construct(self, y: Tensor, xs: tuple[Tensor, Tensor]) -> Tensor:
+        return xs[0] * xs[1] + y
+
+    def bprop(self, y: Tensor, xs: tuple[Tensor, Tensor], out: Tensor, dout: Tensor) -> Any:
+        return dout, (None, dout * xs[0])
+
+
+class KwPairLiteralByName(KwPairLiteral):
+    def bprop(self, y: Tensor, xs: tuple[Tensor, Tensor], out: Tensor, dout: Tensor) -> Any:
+        return {"xs": [dout * xs[1], None]}
+
+
 C = np.array([1.5, -0.5, 4.0], np.float32)
 STRUCTURED: dict[str, tuple[nn.Cell, nn.Cell | None, Any, Any]] = {
     # name: (KwCell, nn.Cell twin or None, argument, expected gradient of (y, xs) in a graph)
@@ -284,6 +300,8 @@ STRUCTURED: dict[str, tuple[nn.Cell, nn.Cell | None, Any, Any]] = {
     "nested None": (KwNestedNone(), None, ((A, B), C), (C, ((ZEROS, ZEROS), A * B + Y))),
     "list": (KwListPair(), ListPair(), [A, B], (np.ones(3, np.float32), [B, A])),
     "list dict": (KwListPairByName(), None, [A, B], (np.ones(3, np.float32), [ZEROS, ZEROS])),
+    "literal None": (KwPairLiteral(), None, (A, B), (np.ones(3, np.float32), (ZEROS, A))),
+    "literal dict": (KwPairLiteralByName(), None, (A, B), (ZEROS, [B, ZEROS])),
 }
 
 
