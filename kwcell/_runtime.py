@@ -62,7 +62,8 @@ def _sequence_grad(result: tuple[Any, ...], x: Any) -> Any:
 def _variable_scalar(x: Any) -> bool:
     """Whether ``x`` is a number made variable by ``ms.mutable`` inside a graph (differentiable).
 
-    In PYNATIVE, MindSpore gives such inputs no gradient, so they only need a placeholder.
+    In PYNATIVE, MindSpore gives such inputs no gradient and passes them to bprop as plain
+    numbers, so they only need a placeholder there.
     """
     if isinstance(x, (int, float)):
         return in_graph() and not F.isconstant(x)

@@ -104,6 +104,30 @@ def test_mutable_number_gets_its_gradient(mode: str, name: str) -> None:
         assert_same(got, (S * np.ones(3, np.float32), A.sum()))
 
 
+class KwScaleFirst(KwCell):
+    """The mutable number first, and a bare return: its gradient."""
+
+    def construct(self, s: float, x: Tensor) -> Tensor:
+        return x * s
+
+    def bprop(self, s: float, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        gs = (dout * x).sum()
+        return gs
+
+
+def test_bare_return_for_a_mutable_first_number(mode: str) -> None:
+    """In a graph the bare return is the mutable number's gradient. PYNATIVE passes bprop a
+    plain number and gives it no gradient, so the value would be lost: an error there."""
+    grad_fn = grad_of(KwScaleFirst(), mode, (0, 1))
+    if mode == "pynative":
+        with pytest.raises(
+            ValueError, match=r"KwScaleFirst\.bprop returned a single value, .* 's' is not a Tensor"
+        ):
+            grad_fn(ms.mutable(S), Tensor(A))
+        return
+    assert_same(grad_fn(ms.mutable(S), Tensor(A)), (A.sum(), ZEROS))
+
+
 # --- a tuple of Tensors: f = (xs[0] * xs[1] + y) * s -----------------------------------
 
 
