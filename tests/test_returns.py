@@ -9,7 +9,7 @@ import pytest
 from mindspore import Tensor, ops
 
 import kwcell
-from kwcell import KwCell, KwCellDefinitionError
+from kwcell import KwCell, KwCellDefinitionError, KwCellWarning
 
 X = np.array([0.5, 1.0, -2.0], np.float32)
 W = np.array([2.0, -1.0, 0.5], np.float32)
@@ -257,3 +257,49 @@ def test_generator_variable_is_an_error_in_pynative() -> None:
         r"gradient per construct parameter \(x, w, s\) \(e\.g\. tuple\(\.\.\.\) around it\)",
     ):
         kwcell.grad(GeneratorVariable(), grad_position=("x", "w"))(Tensor(X), w=Tensor(W))
+
+
+# --- MindSpore's own bprop form keeps MindSpore's timing ---------------------------------
+
+
+def _classic_cells() -> dict[str, KwCell]:
+    """Cells in MindSpore's positional form: ``nn.Cell`` fails only when the gradient is
+    taken, so kwcell warns at class creation and raises then (the module still imports)."""
+    with pytest.warns(KwCellWarning, match=r"Pairwise\.bprop \(line \d+\): returns a generator"):
+
+        class Pairwise(KwCell):
+            def construct(self, x: Tensor, w: Tensor) -> Tensor:
+                return x * w
+
+            def bprop(self, x: Tensor, w: Tensor, out: Tensor, dout: Tensor) -> Any:
+                return (dout * g for g in (w, x))
+
+    with pytest.warns(KwCellWarning, match=r"Gain\.bprop \(line \d+\): returns a single value"):
+
+        class Gain(KwCell):
+            def construct(self, gain: float, x: Tensor) -> Tensor:
+                return gain * ops.sin(x)
+
+            def bprop(self, gain: float, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+                return gain * ops.cos(x) * dout
+
+    return {"generator": Pairwise(), "bare": Gain()}
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph", "jit"])
+def test_mindspore_form_warns_then_raises_when_the_gradient_is_taken(mode: str) -> None:
+    import mindspore as ms
+
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    nets = _classic_cells()
+    calls: dict[str, tuple[Any, ...]] = {"generator": (Tensor(X), Tensor(W)), "bare": (S, Tensor(X))}
+    messages = {
+        "generator": r"Pairwise\.bprop .*returns a generator",
+        "bare": r"Gain\.bprop .*'gain' cannot be",
+    }
+    for name, net in nets.items():
+        grad_fn = ms.grad(net, grad_position=1)
+        if mode == "jit":
+            grad_fn = ms.jit(grad_fn)
+        with pytest.raises(TypeError, match=messages[name]):
+            grad_fn(*calls[name])
