@@ -167,6 +167,8 @@ def _tensor_names(inputs: tuple[Any, ...], names: tuple[str, ...]) -> str:
 
 def _from_single(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
     """A bare value: the gradient of the first input, zeros for the rest."""
+    if len(inputs) == 0:
+        raise ValueError(where + " returned a gradient, but construct takes no inputs; return ()")
     if not _may_be_tensor(inputs[0]):
         # Never a silent zero: the first input needs only a placeholder, so the Tensor bprop
         # computed would be thrown away.

@@ -169,3 +169,11 @@ def test_bare_value_for_a_non_tensor_first_input() -> None:
         r"parameter \(s, x, w\)",
     ):
         normalize(g, (3.0, Tensor(X), Tensor(W)), ("s", "x", "w"), WHERE)
+
+
+def test_no_inputs() -> None:
+    assert normalize((), (), (), WHERE) == ()
+    with pytest.raises(
+        ValueError, match=r"Net\.bprop returned a gradient, but construct takes no inputs; return \(\)"
+    ):
+        normalize(g, (), (), WHERE)
