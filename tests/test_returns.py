@@ -303,3 +303,26 @@ def test_mindspore_form_warns_then_raises_when_the_gradient_is_taken(mode: str) 
             grad_fn = ms.jit(grad_fn)
         with pytest.raises(TypeError, match=messages[name]):
             grad_fn(*calls[name])
+
+
+class GeneratorFixed(FullTuple):
+    """What the generator error says to write: ``tuple(...)`` around it."""
+
+    def bprop(self, x: Tensor, w: Tensor, s: float, out: Tensor, dout: Tensor) -> Any:
+        return tuple(g for g in (w * ops.cos(x) * s * dout, ops.sin(x) * s * dout, None))
+
+
+GENERATOR_FIXED = GeneratorFixed()
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph", "jit"])
+def test_tuple_around_a_generator_works(mode: str) -> None:
+    import mindspore as ms
+
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    grad_fn = ms.grad(GENERATOR_FIXED, grad_position=(0, 1))
+    if mode == "jit":
+        grad_fn = ms.jit(grad_fn)
+    gx, gw = grad_fn(Tensor(X), Tensor(W), S)
+    np.testing.assert_allclose(gx.asnumpy(), DX, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw.asnumpy(), DW, rtol=1e-5, atol=1e-6)
