@@ -233,12 +233,15 @@ def test_jit_on_a_mindspore_form_bprop_warns_then_raises_at_the_gradient() -> No
         ms.grad(JitBprop())(Tensor(X))
 
 
-class Extra(KwCell):
-    def construct(self, x: Tensor) -> Any:
-        return x * 3
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", KwCellWarning)  # the warning is tested below
 
-    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
-        return dout * 3, dout  # the second was meant for a weight
+    class Extra(KwCell):
+        def construct(self, x: Tensor) -> Any:
+            return x * 3
+
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return dout * 3, dout  # the second was meant for a weight
 
 
 class PlainExtra(nn.Cell):
