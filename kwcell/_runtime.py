@@ -8,8 +8,9 @@ structure is known when compiling, and ``raise`` under constant conditions.
 What an input needs as its gradient entry is decided by the input itself:
 
 - a Tensor: the gradient bprop gave, or ``zeros_like(input)``;
-- a tuple or list (of Tensors, numbers...): a tuple with one entry per element, each decided
-  by the same rules (MindSpore gives such an input a tuple of gradients);
+- a tuple or list (of Tensors, numbers...): one entry per element, each decided by the same
+  rules (MindSpore gives such an input a tuple of gradients): a tuple for a tuple and a list
+  for a list in a graph, a list in PyNative;
 - a number made variable with ``ms.mutable`` inside a graph: differentiable, so the gradient
   bprop gave, or ``0``;
 - anything else (Python numbers, bool, str, None, constants): a placeholder, ``0``.
