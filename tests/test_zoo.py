@@ -976,13 +976,6 @@ NULL_GRAPH = r"The pointer\[graph\] is null"
 
 
 HOWS = ("pynative", "graph", "jit")
-TUPLE_INPUT_ZEROED = (
-    "kwcell/_runtime.py _fill() (and zero()) treat every non-Tensor input as a placeholder and "
-    "return 0 for it; a tuple of Tensors is not a Tensor, so the user's ((ga, gb),) becomes 0: "
-    "PYNATIVE raises 'Grad size should lager than forward inputs, but got 1 vs 2', graph mode "
-    "'For TupleGetItem, input[0] should be Sequence, but got Int64'. Tuple literals are "
-    "normalised at class creation without _fill, which is why graph mode works for them"
-)
 VARARGS_BARE_RETURN = (
     "kwcell/_meta.py hands a classic bprop(self, *args) to the core as it is (py_bprop = "
     "graph_bprop = the user's function, no _runtime.normalize around it), so a bare-Tensor "
@@ -1141,14 +1134,12 @@ CASES: dict[str, Case] = {
         PairCaller(PlainPairProduct()),
         _t(X, Y),
         lambda a, b, s: (s * b, s * a),
-        xfail=(frozenset({"pynative"}), TUPLE_INPUT_ZEROED),
     ),
     "tuple_input_built_return": Case(
         PairCaller(KwPairProductBuilt()),
         PairCaller(PlainPairProductBuilt()),
         _t(X, Y),
         lambda a, b, s: (s * b, s * a),
-        xfail=(frozenset(HOWS), TUPLE_INPUT_ZEROED),
     ),
     "numpy_in_bprop": Case(
         KwRecordingRelu(),
