@@ -165,7 +165,9 @@ def _return_text(
                 f"construct parameter in this order: ({expected}); return a dict keyed by "
                 "parameter name to give only some of them"
             )
-            raise KwCellDefinitionError(msg)
+            error = KwCellDefinitionError(msg)
+            error._kwcell_graph_error = "ValueError"  # as MindSpore's own count check in a graph
+            raise error
         else:
             elts = value.elts
         items = [_entry(e, _alias(n), text) for n, e in zip(names, elts, strict=True)]

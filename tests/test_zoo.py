@@ -976,12 +976,6 @@ NULL_GRAPH = r"The pointer\[graph\] is null"
 
 
 HOWS = ("pynative", "graph", "jit")
-VARARGS_BARE_RETURN = (
-    "kwcell/_meta.py hands a classic bprop(self, *args) to the core as it is (py_bprop = "
-    "graph_bprop = the user's function, no _runtime.normalize around it), so a bare-Tensor "
-    "return reaches MindSpore's graph compiler, which wants a tuple ('For bprop function, output "
-    "should be a tuple'); PYNATIVE, tuple returns and named bprops work"
-)
 
 
 def GRAPH_AND_JIT(message: str) -> dict[str, str]:
@@ -1034,7 +1028,6 @@ CASES: dict[str, Case] = {
         lambda x, s: (3.0 * s.T,),
         sens=lambda: Tensor(np.ascontiguousarray(S.T)),
         plain_fails=GRAPH_AND_JIT(VARARGS),
-        xfail=(frozenset({"graph", "jit"}), VARARGS_BARE_RETURN),
     ),
     "varargs_index_picking_used_inputs": Case(
         KwGatherLinear(),
@@ -1113,7 +1106,6 @@ CASES: dict[str, Case] = {
         _t(X),
         lambda x, s: (s,),
         plain_fails=GRAPH_AND_JIT(VARARGS),
-        xfail=(frozenset({"graph", "jit"}), VARARGS_BARE_RETURN),
     ),
     "varargs_bare_or_tuple_world4": Case(
         KwGatherRegion(4),
