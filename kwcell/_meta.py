@@ -27,7 +27,14 @@ from ._errors import KwCellDefinitionError, KwCellWarning
 from ._source import ZERO, rewrite_bprop
 from ._spec import POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, safe_repr, signature_of
 from ._templates import CORE, CORE_STATIC, DISPATCHER, GRAPH_BPROP, HEADER, PY_BPROP, RAISE_BPROP
-from ._validate import BY_NAME, CLASSIC_ARGS, check_bprop, check_construct, is_mindspore_form
+from ._validate import (
+    BY_NAME,
+    CLASSIC_ARGS,
+    check_bprop,
+    check_construct,
+    is_mindspore_form,
+    passes_through,
+)
 
 __all__ = ["KwCellInfo", "KwCellMeta", "info_of", "own_infos"]
 
@@ -251,7 +258,8 @@ def _decorated(bprop: Callable[..., Any]) -> bool:
 
 def _generate(
     cls: type, construct: Callable[..., Any], bprop: Callable[..., Any], inherited_bprop: str
-) -> KwCellInfo:
+) -> KwCellInfo | None:
+    """Check and generate; ``None`` for a cell kwcell leaves to MindSpore as it is."""
     bsig = signature_of(bprop)
     spec = CellSpec(
         module=cls.__module__,
@@ -261,6 +269,8 @@ def _generate(
         inherited_bprop=inherited_bprop,
     )
     check_construct(spec)
+    if passes_through(spec):
+        return None
     token = next(_TOKENS)
     # MindSpore's own forms keep MindSpore's timing: a problem nn.Cell reports only when the
     # gradient is taken is a warning now and an error then, so that one broken cell does not
@@ -531,6 +541,11 @@ class KwCellMeta(abc.ABCMeta):
             else ""
         )
         info = _generate(cls, construct, bprop, blame)
+        if info is None:
+            # construct(self, *inputs) with bprop(self, *args): an nn.Cell as it stands.
+            type.__setattr__(cls, "bprop", bprop)
+            setattr(cls, _INFO, None)
+            return cls
         assert bprop_owner is not None
         _, parent_bprop = _resolve(cls, "bprop", after=bprop_owner)
         if parent_bprop is not None:

@@ -1297,16 +1297,6 @@ def test_zoo_cell_matches_nn_cell(name: str, how: str) -> None:
     _assert_same(ours, expected)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KwCellDefinitionError,
-    reason=(
-        "kwcell/_validate.py rejects '*inputs' in a construct that has a bprop, at class creation; "
-        "nn.Cell runs construct(self, *inputs) + bprop(self, *args) in PYNATIVE (mindformers' "
-        "recompute and pre-backward cells are written so). The drop-in promise and the "
-        "'*args in construct' rejection disagree"
-    ),
-)
 def test_varargs_construct_with_varargs_bprop_works_like_nn_cell() -> None:
     """PYNATIVE only: nn.Cell itself cannot compile a ``*args`` bprop in GRAPH_MODE."""
 
