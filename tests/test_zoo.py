@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from mindspore import Parameter, Tensor, nn, ops
 
-from kwcell import KwCell, KwCellDefinitionError, KwCellWarning
+from kwcell import KwCell, KwCellWarning
 
 Arrays = tuple[Any, ...]
 
