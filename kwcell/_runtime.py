@@ -104,7 +104,7 @@ def split_parameter_keys(grads: dict[Any, Any]) -> tuple[dict[str, Any], dict[An
 
 
 def normalize(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
-    """Turn any return form SPEC 2.3 allows into MindSpore's tuple, one entry per input.
+    """Turn any return form a bprop may use into MindSpore's tuple, one entry per input.
 
     ``(input_grads, {parameter: grad})``, MindSpore's PyNative weight form, keeps its weights;
     a dict that also holds ``Parameter`` keys (``{"x": gx, self.w: gw}``) is split into
