@@ -99,7 +99,8 @@ def test_missing_module_is_a_usage_error() -> None:
     result = run("tests.fixtures.checkpkg.nonexistent")
     assert result.stdout == ""
     assert result.stderr.splitlines()[-1] == (
-        "python -m kwcell check: error: tests.fixtures.checkpkg.nonexistent: no such file, directory or module"
+        "python -m kwcell check: error: tests.fixtures.checkpkg.nonexistent: "
+        "no such file, directory or module"
     )
     assert result.returncode == 2
 
