@@ -228,8 +228,7 @@ def check_class(
     qualname = _qualname(info)
     construct_owner = _defining(info, "construct")
     if construct_owner is None:
-        report(f"{qualname} defines bprop but no construct; define construct(self, ...)", where)
-        return
+        return  # a base that defines only bprop: its subclasses bring construct
     bprop_fn = _function(bprop_owner, "bprop")
     construct_fn = _function(construct_owner, "construct")
     if bprop_fn is None or construct_fn is None:
@@ -237,7 +236,8 @@ def check_class(
     construct = _signature(construct_fn, _source_reader(sources(construct_owner.module_name)))
     bprop = _signature(bprop_fn, _source_reader(sources(bprop_owner.module_name)))
     bprop = _settle_opaque_defaults(bprop, construct)
-    spec = CellSpec(info.module_name, qualname, construct, BpropSpec(bprop, _is_classic(bprop)))
+    inherited = bprop_owner.name if bprop_owner is not info and construct_owner is info else ""
+    spec = CellSpec(info.module_name, qualname, construct, BpropSpec(bprop, _is_classic(bprop)), inherited)
     try:
         validate(spec)
     except KwCellDefinitionError as exc:
