@@ -16,6 +16,7 @@ __all__ = [
     "check_bprop",
     "check_construct",
     "is_mindspore_form",
+    "passes_through",
     "same_default",
     "validate",
 ]
@@ -80,6 +81,19 @@ def _fail(spec: CellSpec, method: str, detail: str, *, suggest: bool = True) -> 
     return KwCellDefinitionError(msg)
 
 
+def passes_through(spec: CellSpec) -> bool:
+    """Whether the cell is left to MindSpore as it is: a ``construct`` with ``*inputs`` or
+    ``**kwargs`` and a bprop in MindSpore's own form (``bprop(self, *args)``, or positional
+    parameters). construct's inputs have no fixed names or count to match, so the cell
+    behaves exactly as an ``nn.Cell`` (``mindformers``' recompute cells are written so)."""
+    construct = spec.construct
+    return (
+        spec.bprop is not None
+        and is_mindspore_form(spec.bprop.signature)
+        and (construct.var_positional is not None or construct.var_keyword is not None)
+    )
+
+
 def check_construct(spec: CellSpec) -> None:
     construct = spec.construct
     where = _construct_text(construct)
@@ -102,13 +116,16 @@ def check_construct(spec: CellSpec) -> None:
             f"'self'? write construct({names})"
         )
         raise KwCellDefinitionError(msg)
+    if passes_through(spec):
+        return
     for var in (construct.var_positional, construct.var_keyword):
         if var is not None:
             stars = "*" if var == construct.var_positional else "**"
             msg = (
                 f"{spec.qualname}.construct: parameter '{stars}{var}' in {where} cannot be used with "
-                "a bprop: bprop needs one gradient per named input. Name every input of construct "
-                "explicitly, or drop bprop and let MindSpore differentiate construct"
+                "a bprop that names its inputs: bprop needs one gradient per named input. Name "
+                "every input of construct explicitly, write MindSpore's bprop(self, *args), or drop "
+                "bprop and let MindSpore differentiate construct"
             )
             raise KwCellDefinitionError(msg)
     for p in construct.params:
