@@ -1,9 +1,16 @@
 """Data-parallel training of a network with a KwCell, on MindSpore's own distributed engine.
 
-Two processes on one CPU machine, over loopback::
+Two processes on one CPU machine, over loopback, from the repository root with the
+virtualenv active (msrun starts each worker with the ``python`` found on ``PATH``)::
 
-    msrun --worker_num=2 --local_worker_num=2 --master_addr=127.0.0.1 --master_port=8118 \\
-        --join=True --log_dir=/tmp/kwcell_dp_logs examples/data_parallel.py --out /tmp/kwcell_dp
+    . .venv/bin/activate && GLOG_v=3 msrun --worker_num=2 --local_worker_num=2 \\
+        --master_addr=127.0.0.1 --master_port=8118 --join=True --log_dir=/tmp/kwcell_dp_logs \\
+        examples/data_parallel.py --out /tmp/kwcell_dp
+
+``GLOG_v=3`` keeps MindSpore to its errors. The run succeeded when it ends with the line
+``OK: both ranks ended with the same parameters ...``: after training, the ranks all-reduce
+their parameters and each one checks that it holds the average (``FAILED: ...`` and exit
+status 1 otherwise).
 
 Each rank trains on its half of every batch; ``TrainOneStepCell`` all-reduces (averages) the
 gradients, so both ranks end with the same parameters as one process training on the full
@@ -49,6 +56,19 @@ class Net(nn.Cell):
         return out
 
 
+def _check_ranks_agree(net: nn.Cell, rank: int, size: int, steps: int) -> None:
+    """All-reduce the parameters: equal on every rank exactly when each holds the average."""
+    mine = np.concatenate([p.asnumpy().ravel() for p in net.trainable_params()])
+    total = ops.AllReduce(ops.ReduceOp.SUM)(Tensor(mine)).asnumpy()  # type: ignore[attr-defined]
+    gap = float(np.max(np.abs(mine - total / size)))
+    if gap > 1e-6:
+        print(f"FAILED: rank {rank} differs from the average of {size} ranks by {gap:g}", flush=True)
+        raise SystemExit(1)
+    if rank == 0:
+        ranks = "both ranks" if size == 2 else f"all {size} ranks"
+        print(f"OK: {ranks} ended with the same parameters after {steps} steps", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="directory for the final parameters (npz)")
@@ -82,6 +102,8 @@ def main() -> None:
         loss = step(data, label)
         print(f"rank {rank} step {i} loss {float(loss.asnumpy()):.6f}", flush=True)
 
+    if not args.single:
+        _check_ranks_agree(net, rank, size, args.steps)
     os.makedirs(args.out, exist_ok=True)
     name = "single" if args.single else f"rank{rank}"
     np.savez(os.path.join(args.out, f"{name}.npz"), **{p.name: p.asnumpy() for p in net.trainable_params()})

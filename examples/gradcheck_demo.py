@@ -1,19 +1,31 @@
-"""The blog article's silent bprop bug, caught by ``kwcell.gradcheck``, then fixed with ``KwCell``.
+"""The blog article's silent bprop bugs, caught by ``kwcell.gradcheck``, then fixed with ``KwCell``.
 
-The article's cell is a plain ``nn.Cell`` with defaults in ``construct`` and a classic bprop.
-Called as ``net(x, y=b, w=a)``, MindSpore hands bprop its inputs in *call* order
-``(x, b, a)``, so bprop computes with ``w`` and ``y`` swapped and returns their gradients in
-each other's place -- no error, just wrong numbers. (The article saw it in PYNATIVE; on
-MindSpore 2.10 CPU this particular call binds correctly in PYNATIVE and goes wrong in
-GRAPH_MODE, so the demo checks both modes and requires the bug to be caught in at least one.)
+The article's cells are plain ``nn.Cell`` subclasses with a classic positional bprop. MindSpore
+hands such a bprop the inputs of a keyword call in the wrong order, so it computes with the
+wrong values and returns gradients in each other's place -- no error, just wrong numbers.
+Measured on MindSpore 2.10 (CPU):
 
-Run: ``python examples/gradcheck_demo.py`` (exit status 0 when everything behaves as shown).
+* ``net(w=a, x=x)`` on ``Product(x, w)``, keywords in another order (the README table's first
+  row), is wrong in both modes. (In GRAPH_MODE ``mindspore.grad`` rejects the keyword call
+  itself, the table's "error"; through ``kwcell.grad``, which gradcheck uses and which accepts
+  keywords, the plain cell's bprop is silently wrong there too.)
+* ``net(x, y=b, w=a)`` on ``Scaled(x, w=1.0, y=1.0)`` is right in PYNATIVE and wrong in
+  GRAPH_MODE.
+
+``gradcheck`` compares a bprop with finite differences in the *current* mode only, so the demo
+runs both calls in both modes. The ``KwCell`` versions pass every check.
+
+Run: ``python examples/gradcheck_demo.py``; exit status 0 when the plain cells' wrong gradients
+are caught in both modes and every KwCell passes. The last line says so.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
+
+os.environ.setdefault("GLOG_v", "3")  # keep MindSpore's own log lines out of the report
 
 import mindspore as ms
 import numpy as np
@@ -23,8 +35,18 @@ import kwcell
 from kwcell import KwCell
 
 
-class ArticleNet(nn.Cell):
-    """The article's cell: its bprop is right only for positional calls."""
+class Product(nn.Cell):
+    """The article's first cell: its bprop is right only for positional calls."""
+
+    def construct(self, x: Any, w: Any) -> Any:
+        return w * ops.sin(x)
+
+    def bprop(self, x: Any, w: Any, out: Any, dout: Any) -> Any:
+        return w * ops.cos(x) * dout, ops.sin(x) * dout
+
+
+class Scaled(nn.Cell):
+    """The article's second cell, with defaults in construct."""
 
     def construct(self, x: Any, w: Any = 1.0, y: Any = 1.0) -> Any:
         return w * ops.sin(x) + y * x
@@ -33,8 +55,18 @@ class ArticleNet(nn.Cell):
         return (w * ops.cos(x) + y) * dout, ops.sin(x) * dout, x * dout
 
 
-class FixedNet(KwCell):
-    """The same maths as a KwCell: bprop parameters are matched to construct's by name."""
+class FixedProduct(KwCell):
+    """``Product`` as a KwCell: bprop parameters are matched to construct's by name."""
+
+    def construct(self, x: Any, w: Any) -> Any:
+        return w * ops.sin(x)
+
+    def bprop(self, x: Any, w: Any, *, out: Any, dout: Any) -> Any:
+        return {"x": w * ops.cos(x) * dout, "w": ops.sin(x) * dout}
+
+
+class FixedScaled(KwCell):
+    """``Scaled`` as a KwCell."""
 
     def construct(self, x: Any, w: Any = 1.0, y: Any = 1.0) -> Any:
         return w * ops.sin(x) + y * x
@@ -50,23 +82,33 @@ def main() -> int:
     x = Tensor(np.array([0.5, 1.0, 2.0], np.float32))
     a = Tensor(np.array([2.0, 3.0, -1.0], np.float32))  # w
     b = Tensor(np.array([5.0, -7.0, 0.5], np.float32))  # y
-    caught = 0
-    for name, mode in MODES.items():
+    cases: list[tuple[str, type[nn.Cell], type[KwCell], tuple[Any, ...], dict[str, Any]]] = [
+        ("net(w=a, x=x)", Product, FixedProduct, (), {"w": a, "x": x}),
+        ("net(x, y=b, w=a)", Scaled, FixedScaled, (x,), {"y": b, "w": a}),
+    ]
+    caught_in: list[str] = []
+    kwcell_ok = True
+    for mode_name, mode in MODES.items():
         ms.set_context(mode=mode)
-        print(f"== {name}: plain nn.Cell, called net(x, y=b, w=a)")
-        try:
-            kwcell.gradcheck(ArticleNet(), x, y=b, w=a)
-        except kwcell.GradcheckError as err:
-            caught += 1
-            print(f"caught by gradcheck:\n{err}\n")
-        else:
-            print("gradcheck passed: this MindSpore version binds this call correctly in this mode\n")
-        print(f"== {name}: KwCell, same call")
-        print(f"gradcheck(FixedNet(), x, y=b, w=a) -> {kwcell.gradcheck(FixedNet(), x, y=b, w=a)}\n")
-    if caught == 0:
-        print("expected gradcheck to catch the plain cell's wrong gradients in at least one mode")
+        for call, plain, fixed, args, kwargs in cases:
+            print(f"== {mode_name}: plain nn.Cell {plain.__name__}, {call}")
+            try:
+                kwcell.gradcheck(plain(), *args, **kwargs)
+            except kwcell.GradcheckError as err:
+                caught_in.append(mode_name)
+                print(f"wrong gradients, caught by gradcheck:\n{err}")
+            except Exception as err:  # noqa: BLE001 - MindSpore rejecting the call is part of the story
+                first = next((line for line in str(err).splitlines() if line.strip()), "")
+                print(f"MindSpore rejects this call: {type(err).__name__}: {first.strip()[:100]}")
+            else:
+                print("gradcheck passed: MindSpore binds this call correctly in this mode")
+            passed = kwcell.gradcheck(fixed(), *args, **kwargs)
+            kwcell_ok = kwcell_ok and passed
+            print(f"== {mode_name}: KwCell {fixed.__name__}, {call}: gradcheck -> {passed}\n")
+    if sorted(set(caught_in)) != sorted(MODES) or not kwcell_ok:
+        print(f"FAILED: wrong gradients caught in {sorted(set(caught_in))}; every KwCell passed: {kwcell_ok}")
         return 1
-    print(f"plain cell's wrong gradients caught in {caught} of {len(MODES)} modes; KwCell passed in all")
+    print("OK: the plain cells' wrong gradients were caught in PYNATIVE and GRAPH_MODE; every KwCell passed")
     return 0
 
 

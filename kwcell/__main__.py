@@ -1,10 +1,10 @@
-"""``python -m kwcell check PATH_OR_MODULE...``: see :mod:`kwcell._check` for the codes."""
+"""``python -m kwcell check PATH_OR_MODULE...``: the command line is :mod:`kwcell._cli`."""
 
 from __future__ import annotations
 
 import sys
 
-from ._check import main
+from ._cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,11 +4,13 @@ Imports the given modules (a ``.py`` file, a directory of them, or a dotted modu
 package is checked with all its submodules), finds every ``KwCell`` subclass and every plain
 ``nn.Cell`` subclass with a ``bprop`` defined there, and prints one line per problem,
 ``file:line: code: message``, then a summary line. Exit status 1 when there is a problem,
-0 otherwise. ``--format json`` prints one JSON object instead.
+0 otherwise, 2 for a target that is neither a path nor an importable module. ``--format json``
+prints one JSON object instead. The command line itself is :mod:`kwcell._cli`; ``--help`` shows
+the "Codes" section below, so it is written for users.
 
 Codes
 -----
-KwCell definitions (the rules of SPEC 2.1, reported at the ``class`` line; the message is the
+KwCell definitions (reported at the ``class`` line; the message is the
 ``KwCellDefinitionError`` the class statement raised):
 
 - ``KW001`` bprop has a parameter that is not a parameter of construct.
@@ -20,7 +22,7 @@ KwCell definitions (the rules of SPEC 2.1, reported at the ``class`` line; the m
 - ``KW007`` bprop returns a literal tuple/dict that does not fit construct's parameters.
 - ``KW008`` any other ``KwCellDefinitionError``.
 
-Plain ``nn.Cell`` subclasses with a bprop (the hazards measured in SPEC 1; each message
+Plain ``nn.Cell`` subclasses with a bprop (hazards measured on MindSpore 2.10; each message
 suggests the ``KwCell`` form):
 
 - ``KW101`` construct has parameters with defaults: a call that omits them fails to compile
@@ -40,11 +42,9 @@ Other:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import inspect
-import json
 import os
 import pkgutil
 import sys
@@ -63,7 +63,7 @@ from ._meta import _INFO, KwCellMeta
 from ._spec import KEYWORD_ONLY, format_params, signature_of
 from ._validate import expected_bprop
 
-__all__ = ["Problem", "check", "main"]
+__all__ = ["MissingTargetError", "Problem", "check"]
 
 # First matching fragment of a KwCellDefinitionError message -> code.
 _DEFINITION_CODES = (
@@ -77,6 +77,10 @@ _DEFINITION_CODES = (
     ("clashes with bprop's", "KW006"),
     ("uses a name kwcell reserves", "KW006"),
 )
+
+
+class MissingTargetError(LookupError):
+    """A target of :func:`check` is neither an existing path nor an importable module."""
 
 
 @dataclass(frozen=True)
@@ -205,10 +209,10 @@ def _import(name: str, filename: str | None, problems: list[Problem]) -> types.M
         return importlib.import_module(name)
     except Exception as exc:  # noqa: BLE001 - a broken module is a finding, not the end of the check
         missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
-        if missing is not None and (name == missing or name.startswith(f"{missing}.")):
-            file, line = name, 1  # the target itself does not exist
-        else:
-            file, line = _error_line(exc, filename)
+        if filename is None and missing is not None and (name == missing or name.startswith(f"{missing}.")):
+            msg = f"{name}: no such file, directory or module"
+            raise MissingTargetError(msg) from None
+        file, line = _error_line(exc, filename)
         message = f"cannot import {name}: {type(exc).__name__}: {exc}".splitlines()[0]
         code = _definition_code(str(exc)) if isinstance(exc, KwCellDefinitionError) else "KW901"
         problems.append(Problem(_display(file), line, code, message, name))
@@ -218,6 +222,9 @@ def _import(name: str, filename: str | None, problems: list[Problem]) -> types.M
 def _load(targets: Sequence[str], problems: list[Problem]) -> list[types.ModuleType]:
     modules: list[types.ModuleType] = []
     for target in targets:
+        if not os.path.exists(target) and (os.sep in target or "/" in target or target.endswith(".py")):
+            msg = f"{target}: no such file or directory"
+            raise MissingTargetError(msg)
         if os.path.exists(target):
             files = _files(target) if os.path.isdir(target) else [target]
             for file in files:
@@ -261,7 +268,7 @@ def _class_line(cls: type) -> int:
 
 
 def _plain_problems(cls: type, file: str) -> list[Problem]:
-    """The hazards of a plain ``nn.Cell`` with a bprop (SPEC 1)."""
+    """The hazards of a plain ``nn.Cell`` with a bprop."""
     construct_fn = cls.construct  # type: ignore[attr-defined]
     bprop_fn = cls.bprop  # type: ignore[attr-defined]
     construct = signature_of(construct_fn)
@@ -339,46 +346,3 @@ def check(targets: Sequence[str]) -> tuple[list[Problem], int, int]:
                 problems.extend(_plain_problems(cls, file))
     problems.sort(key=lambda p: (p.file, p.line, p.code))
     return problems, len(checked), len(modules)
-
-
-def _summary(problems: list[Problem], checked: int, modules: int) -> str:
-    def plural(n: int, word: str) -> str:
-        return f"{n} {word}{'' if n == 1 else 's'}"
-
-    what = plural(len(problems), "problem") if problems else "no problems"
-    return f"kwcell check: {what} ({plural(checked, 'cell')} checked in {plural(modules, 'module')})"
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m kwcell``; returns the exit status."""
-    parser = argparse.ArgumentParser(
-        prog="python -m kwcell",
-        description="Tools for MindSpore cells with a custom bprop.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    check_parser = commands.add_parser(
-        "check",
-        help="report bprop hazards in modules",
-        description=(__doc__ or "").split("\n", 1)[0],
-        epilog=(__doc__ or "").split("Codes\n-----\n", 1)[-1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    check_parser.add_argument("targets", nargs="+", metavar="PATH_OR_MODULE")
-    check_parser.add_argument("--format", choices=("text", "json"), default="text")
-    args = parser.parse_args(argv)
-    problems, checked, modules = check(args.targets)
-    summary = _summary(problems, checked, modules)
-    if args.format == "json":
-        report = {
-            "problems": [p.as_json() for p in problems],
-            "cells_checked": checked,
-            "modules_checked": modules,
-            "summary": summary,
-        }
-        print(json.dumps(report, indent=2))
-    else:
-        for p in problems:
-            print(p.text())
-        print(summary)
-    return 1 if problems else 0

@@ -1,4 +1,4 @@
-"""The rules of SPEC 2.1, applied to a :class:`CellSpec` when the class statement runs."""
+"""The bprop/construct rules, applied to a :class:`CellSpec` when the class statement runs."""
 
 from __future__ import annotations
 

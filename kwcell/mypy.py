@@ -1,4 +1,4 @@
-"""The kwcell mypy plugin: SPEC 2.1's bprop/construct rules, reported before the code runs.
+"""The kwcell mypy plugin: the bprop/construct rules, reported before the code runs.
 
 Enable it with ``plugins = kwcell.mypy`` (``mypy.ini``) or ``plugins = ["kwcell.mypy"]``
 (``[tool.mypy]`` in ``pyproject.toml``). For every class that derives from

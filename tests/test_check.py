@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-ROOT = str(Path(__file__).resolve().parent.parent)
+ROOT = Path(__file__).resolve().parent.parent
 PKG = "tests/fixtures/checkpkg"
 KW = "tests/fixtures/checkpkg/kw_bad.py"
 PLAIN = "tests/fixtures/checkpkg/plain_bad.py"
@@ -96,11 +97,34 @@ def test_clean_module_by_dotted_name_exits_zero() -> None:
     assert result.returncode == 0
 
 
-def test_missing_module_is_reported() -> None:
+def test_missing_module_is_a_usage_error() -> None:
     result = run("tests.fixtures.checkpkg.nonexistent")
-    assert result.stdout.splitlines() == [
-        "tests.fixtures.checkpkg.nonexistent:1: KW901: cannot import tests.fixtures.checkpkg.nonexistent: "
-        "ModuleNotFoundError: No module named 'tests.fixtures.checkpkg.nonexistent'",
-        "kwcell check: 1 problem (0 cells checked in 0 modules)",
-    ]
-    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1] == (
+        "python -m kwcell check: error: tests.fixtures.checkpkg.nonexistent: "
+        "no such file, directory or module"
+    )
+    assert result.returncode == 2
+
+
+@pytest.mark.parametrize("target", ["nosuchdir/", "nosuchfile.py", "tests/fixtures/nosuchdir"])
+def test_missing_path_is_a_usage_error(target: str) -> None:
+    """Caught before anything is imported, with argparse's exit status for a bad command line."""
+    result = run(PKG, target)
+    assert result.stdout == ""
+    assert result.stderr == f"python -m kwcell check: error: {target}: no such file or directory\n"
+    assert result.returncode == 2
+
+
+def test_help_stands_alone() -> None:
+    """--help explains the command, its exit statuses and every code in plain text."""
+    result = run("--help")
+    assert result.returncode == 0
+    assert result.stderr == ""  # MindSpore is not even imported
+    help_text = result.stdout
+    assert "SPEC" not in help_text and "``" not in help_text and "../" not in help_text
+    assert "Exit status: 0 no problems, 1 problems found, 2 bad command line" in help_text
+    documented = re.findall(r"^- (KW\d{3}) ", help_text, re.MULTILINE)
+    emitted = set(re.findall(r'"(KW\d{3})"', (ROOT / "kwcell" / "_check.py").read_text(encoding="utf-8")))
+    assert {"KW001", "KW101", "KW901"} <= emitted
+    assert sorted(documented) == sorted(emitted), "every code the check reports is explained"

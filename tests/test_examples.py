@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -61,14 +62,30 @@ def test_blog_kwargs_measures_the_readme_table() -> None:
     assert "every KwCell row is right in both modes" in out
 
 
+def test_gradcheck_demo_catches_the_plain_cells_in_both_modes() -> None:
+    """The README's account of examples/gradcheck_demo.py: each mode's wrong call is caught."""
+    lines = _run("gradcheck_demo.py").strip().splitlines()
+    assert lines[-1] == (
+        "OK: the plain cells' wrong gradients were caught in PYNATIVE and GRAPH_MODE; every KwCell passed"
+    )
+    caught = [prev for prev, line in itertools.pairwise(lines) if "caught by gradcheck" in line]
+    assert caught == [
+        "== PYNATIVE: plain nn.Cell Product, net(w=a, x=x)",
+        "== GRAPH_MODE: plain nn.Cell Product, net(w=a, x=x)",
+        "== GRAPH_MODE: plain nn.Cell Scaled, net(x, y=b, w=a)",
+    ]
+
+
 @pytest.mark.parametrize(
     "name",
     sorted(
         p.name
         for p in EXAMPLES.glob("*.py")
-        if not p.name.startswith("_") and p.name != "blog_kwargs.py" and p.name != "data_parallel.py"
+        if not p.name.startswith("_")
+        and p.name not in ("blog_kwargs.py", "data_parallel.py", "gradcheck_demo.py")
     ),
 )
 def test_example_runs(name: str) -> None:
-    """data_parallel.py needs msrun: tests/test_data_parallel.py launches it."""
+    """data_parallel.py needs msrun: tests/test_data_parallel.py launches it; the others have
+    their own tests above."""
     assert _run(name).strip()

@@ -1,16 +1,25 @@
-"""The README's first two commands are the ones a newcomer pastes; CI runs the second."""
+"""The README as a newcomer reads it: the two commands at the top, the supported Pythons, and
+every Python block, run as pasted and checked by mypy with the kwcell plugin."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+STUBS = ROOT / "stubs" / "mindspore-stubs"
 
 
 def _readme_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.findall(r"```bash\n(.+?)\n```", text, re.DOTALL)[:2]
+    return re.findall(r"```bash\n(.+?)\n```", README, re.DOTALL)[:2]
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.+?)\n```", README, re.DOTALL)
 
 
 def test_readme_starts_with_example_and_test_commands() -> None:
@@ -19,35 +28,76 @@ def test_readme_starts_with_example_and_test_commands() -> None:
     assert tests.startswith("python3.11 -m venv .venv") and tests.endswith("-m pytest")
 
 
-def test_ci_runs_exactly_the_readme_test_command() -> None:
+def test_ci_starts_with_exactly_the_readme_test_command_then_the_slow_tests() -> None:
     _, tests = _readme_commands()
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
-    assert ci[-1] == tests
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    commands = [line for line in ci if line and not line.startswith(("#", "set ", "cd ", "#!"))]
+    assert commands[0] == tests
+    assert ".venv/bin/python -m pytest -m slow --durations=10" in commands[1:]
+    assert "set -euo pipefail" in ci
 
 
-def _complete_python_blocks() -> list[str]:
-    """README Python blocks that are whole programs (they start with an import)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.+?)\n```", text, re.DOTALL)
-    return [b for b in blocks if b.startswith(("import ", "from "))]
+def test_supported_pythons_are_stated_first_and_match_the_metadata() -> None:
+    """The top of the README names the Pythons that pyproject.toml declares."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'requires-python = ">=3.10,<3.13"' in pyproject
+    classifiers = re.findall(r'"Programming Language :: Python :: (3\.\d+)"', pyproject)
+    assert classifiers == ["3.10", "3.11", "3.12"]
+    top = README.split("```", 1)[0]
+    assert "Supported Pythons: **CPython 3.10, 3.11 and 3.12**" in top
 
 
-def test_readme_python_examples_run(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
-    blocks = _complete_python_blocks()
-    assert len(blocks) >= 2
+def test_every_python_block_runs_as_pasted(tmp_path: Path) -> None:
+    """Each block is a whole program: it runs alone in a fresh interpreter (blocks in parallel)."""
+    blocks = _python_blocks()
+    assert len(blocks) >= 5
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GLOG_v": "3"}
+    runs = []
     for i, block in enumerate(blocks):
         script = tmp_path / f"readme_{i}.py"
         script.write_text(block + "\n", encoding="utf-8")
-        run = subprocess.run(
-            [sys.executable, str(script)],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            timeout=300,
-            check=False,
+        runs.append(
+            subprocess.Popen(
+                [sys.executable, str(script)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                cwd=tmp_path,
+            )
         )
-        assert run.returncode == 0, f"README block {i} failed:\n{block}\n{run.stderr[-2000:]}"
+    for block, run in zip(blocks, runs, strict=True):
+        _, stderr = run.communicate(timeout=300)
+        assert run.returncode == 0, f"README block failed:\n{block}\n{stderr[-2000:]}"
+
+
+def test_python_blocks_type_check_with_the_plugin(tmp_path: Path) -> None:
+    """mypy with the README's plugin on every block: the only errors are the ones the README
+    shows, in a ``# error: ...`` comment on the line mypy flags."""
+    (tmp_path / "stubs").mkdir()
+    (tmp_path / "stubs" / "mindspore").symlink_to(STUBS, target_is_directory=True)
+    (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = kwcell.mypy\n", encoding="utf-8")
+    expected: set[str] = set()
+    files = []
+    for i, block in enumerate(_python_blocks()):
+        script = tmp_path / f"readme_{i}.py"
+        script.write_text(block + "\n", encoding="utf-8")
+        files.append(script.name)
+        for n, line in enumerate(block.splitlines(), start=1):
+            if "  # error: " in line:
+                expected.add(f"{script.name}:{n}: error: {line.split('  # error: ', 1)[1]}")
+    assert expected, "the typing section shows at least one error"
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "mypy", "--config-file", str(tmp_path / "mypy.ini")),
+            *("--cache-dir", str(tmp_path / "cache"), "--hide-error-context", "--no-pretty", *files),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(tmp_path / "stubs"), "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
+    errors = {line for line in result.stdout.splitlines() if ": error: " in line}
+    assert errors == expected, result.stdout + result.stderr
