@@ -332,3 +332,21 @@ def test_kwcell_forms_still_fail_at_class_creation() -> None:
 
             def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
                 return {"z": dout}
+
+
+class PlainStatic(nn.Cell):
+    def construct(self, x: Tensor) -> Any:
+        return x * 2
+
+    @staticmethod
+    def bprop(x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (dout * 5,)
+
+
+def test_nn_cell_staticmethod_bprop_runs_in_pynative_only() -> None:
+    """Why kwcell rejects a static bprop (tests/test_definition.py): on nn.Cell it is the custom
+    gradient in PYNATIVE and silently ignored in GRAPH_MODE (autodiff's 2 instead of 5)."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(ms.grad(PlainStatic())(Tensor(X)).asnumpy(), np.full(3, 5.0))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_allclose(ms.grad(PlainStatic())(Tensor(X)).asnumpy(), np.full(3, 2.0))
