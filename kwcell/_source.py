@@ -20,6 +20,7 @@ from typing import Any
 from ._codegen import AST_LOCK
 from ._errors import KwCellDefinitionError
 from ._spec import CellSpec
+from ._validate import check_returned_literal
 
 __all__ = ["RewrittenBprop", "rewrite_bprop"]
 
@@ -92,35 +93,21 @@ def _return_text(spec: CellSpec, ret: ast.Return, text: _Text, first_line: int) 
     """
     names = spec.names
     value = ret.value
-    expected = ", ".join(names)
-    where = f"{spec.qualname}.bprop (line {first_line + ret.lineno - 1})"
+    line = first_line + ret.lineno - 1
     zero = {n: f"{ZERO}({_alias(n)})" for n in names}
     if isinstance(value, ast.Dict) and all(
         isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys
     ):
-        by_name: dict[str, str] = {}
-        for k, v in zip(value.keys, value.values, strict=True):
-            assert isinstance(k, ast.Constant) and isinstance(k.value, str)
-            if k.value not in names:
-                msg = (
-                    f"{where}: returns a gradient for '{k.value}', which is not a parameter of "
-                    f"construct; expected names: ({expected})"
-                )
-                raise KwCellDefinitionError(msg)
-            by_name[k.value] = text.segment(v)
+        keys = [k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        check_returned_literal(spec, line, keys=keys)
+        by_name = {key: text.segment(v) for key, v in zip(keys, value.values, strict=True)}
         items = [by_name.get(n, zero[n]) for n in names]
     elif isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
         if any(isinstance(e, ast.Dict) for e in value.elts):
             # MindSpore's weight form, ``(input_grads, {parameter: grad})``: a dict is never
             # the gradient of an input. It is normalised at run time (PYNATIVE only).
             return None
-        if len(value.elts) != len(names):
-            msg = (
-                f"{where}: returns {len(value.elts)} gradients, expected {len(names)}, one per "
-                f"construct parameter in this order: ({expected}); return a dict keyed by "
-                "parameter name to give only some of them"
-            )
-            raise KwCellDefinitionError(msg)
+        check_returned_literal(spec, line, count=len(value.elts))
         items = [
             zero[n] if isinstance(e, ast.Constant) and e.value is None else text.segment(e)
             for n, e in zip(names, value.elts, strict=True)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Sequence
 from typing import Any
 
 from ._errors import KwCellDefinitionError
 from ._spec import CellSpec, Signature, format_params, safe_repr
 
-__all__ = ["RESERVED_PREFIX", "same_default", "validate"]
+__all__ = ["RESERVED_PREFIX", "check_returned_literal", "same_default", "validate"]
 
 RESERVED_PREFIX = "_kwcell_"
 _GRAD_NAMES = ("out", "dout")
@@ -129,3 +130,31 @@ def validate(spec: CellSpec) -> None:
         return
     _check_construct(spec)
     _check_bprop(spec)
+
+
+def check_returned_literal(
+    spec: CellSpec, line: int, *, keys: Sequence[str] | None = None, count: int | None = None
+) -> None:
+    """Raise for a bprop ``return`` of a literal that cannot fit construct's parameters.
+
+    ``keys`` are the string keys of a returned dict literal, in source order; ``count`` is the
+    number of entries of a returned tuple or list literal; ``line`` is the ``return``'s line in
+    its file. The class statement (kwcell/_source.py) and the mypy plugin both call this.
+    """
+    names = spec.names
+    expected = ", ".join(names)
+    where = f"{spec.qualname}.bprop (line {line})"
+    for key in keys or ():
+        if key not in names:
+            msg = (
+                f"{where}: returns a gradient for '{key}', which is not a parameter of "
+                f"construct; expected names: ({expected})"
+            )
+            raise KwCellDefinitionError(msg)
+    if count is not None and count != len(names):
+        msg = (
+            f"{where}: returns {count} gradients, expected {len(names)}, one per "
+            f"construct parameter in this order: ({expected}); return a dict keyed by "
+            "parameter name to give only some of them"
+        )
+        raise KwCellDefinitionError(msg)

@@ -1,4 +1,4 @@
-"""Every rule of SPEC 2.1 that the kwcell mypy plugin sees statically, one class each.
+"""Every class-creation rule that the kwcell mypy plugin sees statically, one class each.
 
 The expected fragments are the runtime ``KwCellDefinitionError`` messages.
 """
