@@ -9,7 +9,7 @@ import warnings
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mindspore import context, nn
 from mindspore.common.api import _pynative_executor  # (mindspore.graph.api from 2.10 on)
@@ -328,8 +328,12 @@ class KwCellMeta(type):
         setattr(cls, _INFO, info)
         return cls
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        cell = super().__call__(*args, **kwargs)
-        if info_of(cls) is not None:
-            _warn_ungraded_parameters(cell)
-        return cell
+    if not TYPE_CHECKING:
+        # Runtime only: a metaclass __call__ that type checkers see replaces the class's own
+        # constructor for them (pyright then types ``Net()`` as this method's ``Any``).
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            cell = super().__call__(*args, **kwargs)
+            if info_of(cls) is not None:
+                _warn_ungraded_parameters(cell)
+            return cell
