@@ -1,6 +1,6 @@
 from collections import OrderedDict
 from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
-from typing import Any, TypeAlias, overload
+from typing import Any, ParamSpec, Protocol, TypeAlias, TypeVar, overload
 
 from mindspore.common.dtype import Type
 from mindspore.common.parameter import Parameter, ParameterTuple
@@ -11,6 +11,14 @@ from typing_extensions import Self
 _Initializer: TypeAlias = Any
 _LearningRate: TypeAlias = float | int | Tensor | Iterable[float] | Any
 _Params: TypeAlias = Iterable[Parameter] | Iterable[dict[str, Any]]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_R_co = TypeVar("_R_co", covariant=True)
+
+class _HasConstruct(Protocol[_P, _R_co]):
+    # The self-type of Cell.__call__: a call takes construct's parameters and returns its type.
+    def construct(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
 
 class _HookHandle:
     def remove(self) -> None: ...
@@ -93,7 +101,7 @@ class Cell:
     def phase(self) -> str: ...
     @phase.setter
     def phase(self, phase: str) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __call__(self: _HasConstruct[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
     def add_flags(self, **flags: Any) -> Self: ...
     def apply(self, fn: Callable[[Cell], object]) -> Self: ...
     def cells(self) -> ValuesView[Cell]: ...
