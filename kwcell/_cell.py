@@ -26,6 +26,11 @@ class HasConstruct(Protocol[_P, _R_co]):
     def construct(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
 
 
+# nn.Cell's pickling (the MindSpore stubs do not declare it).
+_CELL_GETSTATE: Any = nn.Cell.__getstate__
+_CELL_SETSTATE: Any = getattr(nn.Cell, "__setstate__")  # noqa: B009
+
+
 class KwCell(nn.Cell, metaclass=KwCellMeta):
     """A ``mindspore.nn.Cell`` whose ``bprop`` receives its inputs by name, in every mode.
 
@@ -39,6 +44,9 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._kwcell_attach_cores()
+
+    def _kwcell_attach_cores(self) -> None:
         info = info_of(type(self))
         if info is not None:
             # One core per class of the MRO with generated code (usually just this class):
@@ -51,6 +59,16 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
                 object.__setattr__(core, "_kwcell_owner", self)
                 object.__setattr__(self, f"_kwcell_core_{own.token}", core)
             object.__setattr__(self, "_kwcell_core", self.__dict__[f"_kwcell_core_{info.token}"])
+
+    def __getstate__(self) -> Any:
+        # The cores are generated per class and process: pickle the cell without them and
+        # attach new ones when it is loaded.
+        base, state = _CELL_GETSTATE(self)
+        return base, {k: v for k, v in state.items() if not k.startswith("_kwcell_core")}
+
+    def __setstate__(self, state: Any) -> None:
+        _CELL_SETSTATE(self, state)
+        self._kwcell_attach_cores()
 
     if TYPE_CHECKING:
         # Static view: a call takes construct's signature and returns construct's type.

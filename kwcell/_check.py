@@ -27,8 +27,9 @@ suggests the ``KwCell`` form):
   in GRAPH_MODE, and calls passing them by keyword reach bprop in call order.
 - ``KW102`` construct has keyword-only parameters: MindSpore passes bprop its inputs by
   position, so these are misbound or rejected.
-- ``KW103`` bprop's parameter names differ from construct's (in order, then ``out``,
-  ``dout``): bprop receives construct's inputs by position, not by name.
+- ``KW103`` bprop uses one of construct's names (or ``out``, ``dout``) at another position:
+  bprop receives construct's inputs by position, so that name gets another input. (Other
+  names, such as ``_`` or ``grad_output``, are MindSpore's positional form and fine.)
 - ``KW104`` bprop takes a different number of positional parameters than construct's inputs
   plus ``out`` and ``dout``.
 
@@ -49,6 +50,7 @@ import pkgutil
 import sys
 import traceback
 import types
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,7 +58,7 @@ from typing import Any
 from mindspore import nn
 
 from ._cell import KwCell
-from ._errors import KwCellDefinitionError
+from ._errors import KwCellDefinitionError, KwCellWarning
 from ._meta import _INFO, KwCellMeta
 from ._spec import KEYWORD_ONLY, format_params, signature_of
 from ._validate import expected_bprop
@@ -126,12 +128,10 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
     def lenient(
         mcls: type[KwCellMeta], name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kw: Any
     ) -> KwCellMeta:
-        try:
-            return original(mcls, name, bases, namespace, **kw)
-        except KwCellDefinitionError as exc:
-            frame = sys._getframe(1)  # the frame running the class statement
-            message = str(exc)
-            qualname = str(namespace.get("__qualname__", name))
+        frame = sys._getframe(1)  # the frame running the class statement
+        qualname = str(namespace.get("__qualname__", name))
+
+        def report(message: str) -> None:
             found.append(
                 Problem(
                     _display(frame.f_code.co_filename),
@@ -141,6 +141,23 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
                     f"{namespace.get('__module__', '?')}.{qualname}",
                 )
             )
+
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", KwCellWarning)
+                cls = original(mcls, name, bases, namespace, **kw)
+            # MindSpore's own bprop forms only warn at class creation (their gradient raises):
+            # the check reports them all the same.
+            for warning in caught:
+                if issubclass(warning.category, KwCellWarning):
+                    report(str(warning.message))
+                else:
+                    warnings.warn_explicit(
+                        warning.message, warning.category, warning.filename, warning.lineno
+                    )
+            return cls
+        except KwCellDefinitionError as exc:
+            report(str(exc))
             namespace.pop("bprop", None)
             cls = type.__new__(mcls, name, bases, namespace, **kw)
             setattr(cls, _INFO, None)  # a cell without bprop, like a KwCell that defines none
@@ -289,12 +306,12 @@ def _plain_problems(cls: type, file: str) -> list[Problem]:
             "then out, dout"
         )
         found.append(Problem(file, b_line, "KW104", message + fix, label))
-    elif positional[: len(expected)] != expected[: len(positional)]:
-        pairs = ", ".join(
-            f"'{b}' gets {e if e in ('out', 'dout') else repr(e)}"
-            for b, e in zip(positional, expected, strict=False)
-            if b != e
-        )
+    elif conflicts := [
+        (b, e) for b, e in zip(positional, expected, strict=False) if b != e and b in expected
+    ]:
+        # Only names construct (or out/dout) uses elsewhere: other names (``_``,
+        # ``grad_output``) are MindSpore's positional form and read the same either way.
+        pairs = ", ".join(f"'{b}' gets {e if e in ('out', 'dout') else repr(e)}" for b, e in conflicts)
         message = (
             f"{name}.bprop({', '.join(positional)}) receives construct's inputs by position, not by "
             f"name: {pairs}"

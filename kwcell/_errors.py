@@ -12,6 +12,12 @@ class KwCellDefinitionError(TypeError):
     the method and the parameter, and shows the signature kwcell expected.
     """
 
+    #: Whether the error is raised at class creation even for a bprop written in MindSpore's
+    #: positional form (whose other problems wait for the gradient, as on ``nn.Cell``): a form
+    #: of kwcell's own (a dict return) that never worked on ``nn.Cell``, or bprop names that
+    #: read one way by position and another by name.
+    _kwcell_at_definition: bool = False
+
 
 class GradcheckError(AssertionError):
     """A custom ``bprop`` disagrees with finite differences of ``construct``."""

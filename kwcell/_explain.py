@@ -14,6 +14,7 @@ from mindspore import nn
 
 from ._meta import KwCellInfo, info_of
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, Signature, format_params, signature_of
+from ._validate import BY_POSITION
 
 __all__ = ["explain"]
 
@@ -24,9 +25,11 @@ def _params_text(sig: Signature) -> str:
     return format_params(sig.params, var_positional=sig.var_positional, var_keyword=sig.var_keyword)
 
 
-def _style(bprop: BpropSpec) -> str:
+def _style(bprop: BpropSpec, reading: str) -> str:
     if bprop.classic:
         return "classic (inputs, then out, dout, positionally)"
+    if reading == BY_POSITION:
+        return "MindSpore's positional form (inputs by position, then out, dout; bprop's own names)"
     if bprop.signature.var_keyword is not None:
         return f"**{bprop.signature.var_keyword} (named parameters matched by name; the rest by keyword)"
     return "named (parameters matched to construct by name)"
@@ -41,6 +44,8 @@ def _mapping(info: KwCellInfo) -> list[str]:
     for i, p in enumerate(construct.params):
         if bprop.classic:
             received = f"{bsig.var_positional}[{i}]"
+        elif info.reading == BY_POSITION:
+            received = bsig.params[i].name
         elif bsig.get(p.name) is not None:
             received = p.name
         elif bsig.var_keyword is not None:
@@ -94,7 +99,7 @@ def explain(cls: type | nn.Cell) -> str:
         f"kwcell.explain({label})",
         f"construct(self, {_params_text(spec.construct)})",
         f"bprop(self, {_params_text(spec.bprop.signature)})",
-        f"bprop style: {_style(spec.bprop)}",
+        f"bprop style: {_style(spec.bprop, info.reading)}",
         "",
         "Parameter mapping (construct's order; MindSpore sees the core's positional inputs):",
         *_mapping(info),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import abc
 import inspect
 import itertools
+import sys
 import types
 import warnings
 import weakref
@@ -12,16 +14,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mindspore import context, nn
-from mindspore.common.api import _pynative_executor  # (mindspore.graph.api from 2.10 on)
+
+try:  # MindSpore 2.10 moved it; the old module logs a deprecation warning when imported
+    from mindspore.graph.api import _pynative_executor  # type: ignore[import-untyped,unused-ignore]
+except ImportError:  # MindSpore 2.8, 2.9
+    from mindspore.common.api import _pynative_executor
 
 from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
 from ._errors import KwCellDefinitionError, KwCellWarning
 from ._source import ZERO, rewrite_bprop
-from ._spec import BpropSpec, CellSpec, Signature, call_text, signature_of
-from ._templates import CORE, CORE_STATIC, DISPATCHER, FORWARD_BPROP, HEADER
-from ._validate import validate
+from ._spec import POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, safe_repr, signature_of
+from ._templates import CORE, CORE_STATIC, DISPATCHER, GRAPH_BPROP, HEADER, PY_BPROP, RAISE_BPROP
+from ._validate import BY_NAME, CLASSIC_ARGS, check_bprop, check_construct, is_mindspore_form
 
 __all__ = ["KwCellInfo", "KwCellMeta", "info_of", "own_infos"]
 
@@ -44,6 +50,12 @@ class KwCellInfo:
     bind: types.FunctionType
     files: dict[str, str] = field(default_factory=dict)
     token: int = 0
+    #: What PYNATIVE calls as the bprop (the user's own function behind a normalizer); its
+    #: ``__wrapped__`` is ``positional_bprop``, which the graph compiler parses.
+    py_bprop: Callable[..., Any] | None = None
+    #: How bprop receives construct's inputs: ``_validate.CLASSIC_ARGS``, ``BY_POSITION`` or
+    #: ``BY_NAME``.
+    reading: str = ""
 
 
 def own_infos(cls: type) -> list[KwCellInfo]:
@@ -132,65 +144,164 @@ def _label(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _bprop_unit(cls: type, spec: CellSpec, bprop: Callable[..., Any]) -> tuple[Unit | None, bool, str]:
-    """The unit that makes the user's bprop a function of ``(self, *inputs, out, dout)``.
-
-    Returns the unit (``None`` for the classic ``bprop(self, *args)``, used as it is), whether
-    its returns were all normalised when the class was created, and a note for the header.
-    """
+def _user_call(spec: CellSpec, reading: str) -> str:
+    """Source of the call of the user's own bprop from the generated PYNATIVE bprop."""
     assert spec.bprop is not None
-    if spec.bprop.classic:
-        return None, False, "bprop: the classic bprop(self, *args), called positionally"
-    rewritten = rewrite_bprop(bprop, spec)
-    if rewritten is not None:
-        code = bprop.__code__
-        cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
-        cells[ZERO] = types.CellType(_runtime.zero)
-        unit = Unit("bprop", rewritten.source, bprop.__globals__, cells=cells)
-        return unit, rewritten.static, f"bprop: rewritten from {rewritten.origin}"
-    names = spec.names
     bsig = spec.bprop.signature
-    keywords = "".join(f"{n}={n}, " for n in names if bsig.get(n) is not None or bsig.var_keyword)
-    source = FORWARD_BPROP.format(
-        self_args=", ".join(["self", *names]), qualname=cls.__qualname__, keywords=keywords
+    if reading != BY_NAME:
+        return ", ".join(["self", *spec.names, "out", "dout"])
+    parts = ["self"]
+    for p in bsig.params:
+        parts.append(p.name if p.kind is POSITIONAL_ONLY else f"{p.name}={p.name}")
+    if bsig.var_keyword is not None:
+        parts += [f"{n}={n}" for n in spec.names if bsig.get(n) is None]
+    return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class _Bprop:
+    """The two faces of a class's bprop: what PYNATIVE runs, and what the graph compiler parses."""
+
+    units: list[Unit]
+    static: bool
+    note: str
+    #: Extra functions to set on the class by name (the rewritten bprop, for GRAPH_BPROP).
+    extra: tuple[str, ...] = ()
+
+
+def _raise_unit(name: str, fmt: dict[str, Any], error: str, message: str, closure: dict[str, Any]) -> Unit:
+    return Unit(
+        name,
+        RAISE_BPROP.format(**fmt, error=error, message=message),
+        {"__name__": __name__, "__builtins__": __builtins__},
+        closure=closure,
     )
-    unit = Unit("bprop", source, bprop.__globals__, closure={"_kwcell_target": bprop})
-    return unit, False, "bprop: forwards by keyword (no source to rewrite)"
 
 
-def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any]) -> KwCellInfo:
+def _bprop_units(
+    cls: type,
+    spec: CellSpec,
+    bprop: Callable[..., Any],
+    reading: str,
+    deferred: str | None,
+    lenient: bool,
+    token: int,
+) -> tuple[_Bprop, list[str]]:
+    """Units for the PYNATIVE bprop (``py``) and its graph version (``graph``), and warnings."""
+    names = spec.names
+    where = f"{cls.__qualname__}.bprop"
+    fmt: dict[str, Any] = {
+        "self_args": ", ".join(["self", *names]),
+        "qualname": cls.__qualname__,
+        "args_tuple": "".join(f"{n}, " for n in names),
+        "names": names,
+        "where": where,
+        "extras_ok": lenient,
+        "token": token,
+    }
+    if deferred is not None:
+        # MindSpore's own form with a problem MindSpore reports only at gradient time: so
+        # does kwcell (it warned when the class was created).
+        py = _raise_unit("py", fmt, "_kwcell_error", deferred, {"_kwcell_error": KwCellDefinitionError})
+        graph = _raise_unit("graph", fmt, "TypeError", deferred, {})
+        return _Bprop([py, graph], True, "bprop: raises its definition error when the gradient is taken"), []
+    py = Unit(
+        "py",
+        PY_BPROP.format(**fmt, user_call=_user_call(spec, reading)),
+        {"__name__": __name__, "__builtins__": __builtins__},
+        closure={"_kwcell_user": bprop, "_kwcell_normalize": _runtime.normalize},
+    )
+    rewritten = rewrite_bprop(bprop, spec, reading, lenient=lenient, super_attr=f"_kwcell_super_{token}")
+    if rewritten is None:
+        message = (
+            f"{where}: GRAPH_MODE and @ms.jit compile bprop from its source text, and kwcell cannot "
+            "find source that matches this function (it was made by exec or in a REPL, is a lambda, "
+            "comes from a module without its .py file, or its file was edited after import). "
+            "Define the class in a .py file (reload the module after editing it), or take this "
+            "gradient in PYNATIVE mode"
+        )
+        graph = _raise_unit("graph", fmt, "RuntimeError", message, {})
+        return _Bprop([py, graph], True, "bprop: PYNATIVE only (no source for the graph compiler)"), []
+    code = bprop.__code__
+    cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
+    cells[ZERO] = types.CellType(_runtime.zero)
+    user = Unit("rewritten", rewritten.source, bprop.__globals__, cells=cells)
+    note = f"bprop: the user's own in PYNATIVE; rewritten from {rewritten.origin} for the graph compiler"
+    if rewritten.static:
+        return _Bprop([py, user], True, note), list(rewritten.notes)
+    graph = Unit(
+        "graph",
+        GRAPH_BPROP.format(**fmt),
+        {"__name__": __name__, "__builtins__": __builtins__},
+        closure={"_kwcell_normalize": _runtime.normalize},
+    )
+    return _Bprop([py, user, graph], False, note, ("rewritten",)), list(rewritten.notes)
+
+
+def _decorated(bprop: Callable[..., Any]) -> bool:
+    return inspect.unwrap(bprop) is not bprop
+
+
+def _generate(
+    cls: type, construct: Callable[..., Any], bprop: Callable[..., Any], inherited_bprop: str
+) -> KwCellInfo:
     bsig = signature_of(bprop)
     spec = CellSpec(
         module=cls.__module__,
         qualname=cls.__qualname__,
         construct=signature_of(construct),
         bprop=BpropSpec(bsig, _is_classic(bsig)),
+        inherited_bprop=inherited_bprop,
     )
-    validate(spec)
+    check_construct(spec)
+    token = next(_TOKENS)
+    # MindSpore's own forms keep MindSpore's timing: a problem nn.Cell reports only when the
+    # gradient is taken is a warning now and an error then, so that one broken cell does not
+    # make its whole module fail to import. kwcell's own forms fail here.
+    lenient = is_mindspore_form(bsig)
+    deferred: str | None = None
+    reading = CLASSIC_ARGS
+    try:
+        reading = check_bprop(spec)
+        if _decorated(bprop):
+            msg = (
+                f"{cls.__qualname__}.bprop: decorators on bprop are not supported (MindSpore calls "
+                "bprop itself, and kwcell reads its source); move the decorated logic into a helper"
+            )
+            raise KwCellDefinitionError(msg)
+        if reading == CLASSIC_ARGS:
+            bprop_parts, notes = None, list[str]()
+        else:
+            bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, None, lenient, token)
+    except KwCellDefinitionError as exc:
+        if not lenient or exc._kwcell_at_definition:
+            raise
+        deferred = f"{exc}"
+        bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, deferred, lenient, token)
+        notes = [
+            f"{deferred} (MindSpore's bprop form: the gradient of {cls.__qualname__} will raise this error)"
+        ]
+    for note in notes:
+        warnings.warn(note, KwCellWarning, stacklevel=3)
     label = _label(cls)
     qualname = cls.__qualname__
     names = spec.names
     args = ", ".join(names)
     module_globals = vars(inspect.getmodule(cls) or types.ModuleType(cls.__module__))
-
-    token = next(_TOKENS)
     construct_args = call_text(spec.construct.params)
-    bprop_unit, static, bprop_note = _bprop_unit(cls, spec, bprop)
-    core_template = CORE_STATIC if static else CORE
+    static = bprop_parts.static if bprop_parts is not None else True
     core_unit = Unit(
         "core",
-        core_template.format(
+        (CORE_STATIC if static else CORE).format(
             self_args=", ".join(["self", *names]),
             construct_args=construct_args,
             token=token,
             args_tuple="".join(f"{n}, " for n in names),
-            names=names,
-            where=f"{qualname}.bprop",
-            weights_error=_weights_in_graph_message(f"{qualname}.bprop"),
             qualname=qualname,
+            weights_error=_weights_in_graph_message(f"{qualname}.bprop"),
         ),
         module_globals,
-        closure={"_kwcell_normalize": _runtime.normalize, "_kwcell_in_graph": _runtime.in_graph},
+        closure={"_kwcell_in_graph": _runtime.in_graph},
     )
     rendered = signature_source(spec.construct, with_self=True)
     signature, default_refs, closure = rendered
@@ -203,11 +314,18 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         closure=closure,
         defaults={"construct": defaults_of(spec.construct)},
     )
-    units = [u for u in (bprop_unit, core_unit, dispatcher_unit) if u is not None]
+    units = [core_unit, dispatcher_unit]
+    if bprop_parts is not None:
+        units += bprop_parts.units
     units.append(
         binder_unit(spec.construct, qualname=f"{qualname}.construct", with_self=True, rendered=rendered)
     )
-    mapping = f"construct({signature}) -> core({args}); {bprop_note}"
+    note = (
+        bprop_parts.note
+        if bprop_parts is not None
+        else "bprop: the classic bprop(self, *args), called positionally"
+    )
+    mapping = f"construct({signature}) -> core({args}); {note}"
     fns = compile_units(
         kind="bprop",
         label=label,
@@ -216,11 +334,23 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
         owner=cls,
         defer_write=True,  # written when the first instance is created (KwCell.__init__)
     )
-    positional: Callable[..., Any] = bprop
-    if bprop_unit is not None:
-        (generated,) = fns["bprop"].values()  # the unit defines exactly one function
-        generated.__qualname__ = f"{qualname}.bprop"
-        positional = generated
+    py_bprop: Callable[..., Any] = bprop
+    graph_bprop: Callable[..., Any] = bprop
+    extra: dict[str, Callable[..., Any]] = {}
+    if bprop_parts is not None:
+        (py,) = fns["py"].values()
+        graph_unit = "graph" if "graph" in fns else "rewritten"
+        (graph,) = fns[graph_unit].values()
+        if "rewritten" in fns and graph_unit == "graph":
+            (rewritten_fn,) = fns["rewritten"].values()
+            rewritten_fn.__qualname__ = f"{qualname}.bprop"
+            extra[f"_kwcell_rbprop_{token}"] = rewritten_fn
+        for fn in (py, graph):
+            fn.__qualname__ = f"{qualname}.bprop"
+        # MindSpore's graph parser unwraps what it parses: GRAPH_MODE and @ms.jit compile the
+        # positional graph version, PYNATIVE calls the user's own bprop through ``py``.
+        py.__wrapped__ = graph  # type: ignore[attr-defined]
+        py_bprop, graph_bprop = py, graph
     core_cls = type(
         "_KwCellCore",
         (_KwCellCore,),
@@ -234,19 +364,28 @@ def _generate(cls: type, construct: Callable[..., Any], bprop: Callable[..., Any
     )
     dispatcher = fns["dispatcher"]["construct"]
     dispatcher.__qualname__ = f"{qualname}.construct"
+    # The user's docstring and annotations (typing.get_type_hints, help()); not __wrapped__,
+    # which the graph parser would follow to the user's construct.
+    dispatcher.__doc__ = getattr(construct, "__doc__", None) or dispatcher.__doc__
+    dispatcher.__annotations__ = dict(getattr(construct, "__annotations__", {}))
+    dispatcher._kwcell_generated = True  # type: ignore[attr-defined]
     bind = fns["binder"]["bind"]
     bind.__qualname__ = f"{qualname}.construct"
     path = dispatcher.__code__.co_filename
+    for attr, extra_fn in extra.items():
+        setattr(cls, attr, extra_fn)
     return KwCellInfo(
         spec=spec,
         user_construct=construct,
         user_bprop=bprop,
-        positional_bprop=positional,
+        positional_bprop=graph_bprop,
         core_cls=core_cls,
         dispatcher=dispatcher,
         bind=bind,
         files={"bprop": path},
         token=token,
+        py_bprop=py_bprop,
+        reading=reading,
     )
 
 
@@ -286,45 +425,126 @@ def _warn_ungraded_parameters(cell: nn.Cell) -> None:
     warnings.warn(msg, KwCellWarning, stacklevel=3)
 
 
-class KwCellMeta(type):
+# Code objects of every function some KwCell uses as its bprop: only their frames see
+# ``bprop`` on an instance (``super().bprop(...)``); MindSpore must not.
+_BPROP_CODES: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
+
+
+class _HiddenBprop:
+    """The ``bprop`` attribute of a KwCell class with a bprop.
+
+    MindSpore treats any cell that has an attribute ``bprop`` as a custom-bprop cell and would
+    call it with the visible call's arguments; kwcell's hidden core carries the bprop instead.
+    So instances answer ``bprop`` only to the code of a user's bprop (``super().bprop(...)``
+    from a subclass); the class answers with the user's function (``Net.bprop``).
+    """
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return self.fn
+        if sys._getframe(1).f_code in _BPROP_CODES:
+            return types.MethodType(self.fn, obj)
+        raise AttributeError("bprop")
+
+
+_OWN = "_kwcell_own_"  # + "bprop" / "construct": the user's function a KwCell class defined
+
+
+def _resolve(cls: type, name: str, *, after: type | None = None) -> tuple[type | None, Any]:
+    """The class that provides ``name`` to ``cls`` through the MRO, and the user's function.
+
+    KwCell classes keep their own ``construct``/``bprop`` under ``_kwcell_own_<name>`` (the
+    visible attributes are kwcell's dispatcher and ``_HiddenBprop``); any other class, a
+    mixin for example, provides the function it defines. ``nn.Cell``'s own construct does
+    not count. With ``after``, the search starts after that class (``super()``).
+    """
+    mro = cls.__mro__
+    for klass in mro[mro.index(after) + 1 :] if after is not None else mro:
+        if klass is nn.Cell:
+            break
+        found = klass.__dict__.get(_OWN + name)
+        if found is None:
+            found = klass.__dict__.get(name)
+            if isinstance(found, _HiddenBprop) or getattr(found, "_kwcell_generated", False):
+                continue
+        if found is not None:
+            return klass, found
+    return None, None
+
+
+def _method_error(qualname: str, method: str, fn: Any) -> str | None:
+    """Why ``fn`` cannot be the ``method`` of a cell, or ``None``."""
+    if isinstance(fn, (staticmethod, classmethod)):
+        kind = type(fn).__name__
+        return (
+            f"{qualname}.{method} is a {kind}: MindSpore calls {method} as a method of the cell, "
+            f"with self first; remove @{kind} and write {method}(self, ...)"
+        )
+    if not callable(fn):
+        return f"{qualname}.{method} must be a function defined in the class, got {safe_repr(fn)}"
+    return None
+
+
+class KwCellMeta(abc.ABCMeta):
     """Metaclass of :class:`kwcell.KwCell`.
 
-    When a class statement defines (or inherits) a ``bprop``, the user's ``construct`` and
-    ``bprop`` are checked against each other, ``bprop`` is removed from the class (MindSpore
-    must not treat the visible cell as a custom-bprop cell), and a dispatcher ``construct``
-    with construct's exact signature is installed. It calls a hidden core cell whose
-    positional ``construct``/``bprop`` MindSpore differentiates.
+    When a class statement defines or inherits (through the MRO, mixins included) both a
+    ``bprop`` and a ``construct``, the two are checked against each other, ``bprop`` is hidden
+    from MindSpore (which must not treat the visible cell as a custom-bprop cell), and a
+    dispatcher ``construct`` with construct's exact signature is installed. It calls a hidden
+    core cell whose positional ``construct``/``bprop`` MindSpore differentiates. Derived from
+    ``abc.ABCMeta``, so that ``class Net(KwCell, abc.ABC)`` works as it does for ``nn.Cell``.
     """
 
     def __new__(
         mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
     ) -> KwCellMeta:
+        if "bprop" in namespace:
+            error = _method_error(namespace.get("__qualname__", name), "bprop", namespace["bprop"])
+            if error is not None:
+                raise KwCellDefinitionError(error)
         own_bprop = namespace.pop("bprop", None)
-        own_construct = namespace.get("construct")
+        if own_bprop is not None:
+            namespace[_OWN + "bprop"] = own_bprop
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
-        inherited = info_of(cls)
-        bprop = own_bprop if own_bprop is not None else (inherited.user_bprop if inherited else None)
+        bprop_owner, bprop = _resolve(cls, "bprop")
         if bprop is None:
             setattr(cls, _INFO, None)
             return cls
-        if own_construct is not None:
-            construct = own_construct
-        elif inherited is not None:
-            construct = inherited.user_construct
-        else:
-            construct = getattr(cls, "construct", None)
-        if construct is None or construct is nn.Cell.construct:
-            msg = f"{cls.__qualname__} defines bprop but no construct; define construct(self, ...)"
-            raise KwCellDefinitionError(msg)
-        if not callable(bprop) or not callable(construct):
-            msg = f"{cls.__qualname__}.bprop and construct must be functions defined in the class"
-            raise KwCellDefinitionError(msg)
-        info = _generate(cls, construct, bprop)
+        _BPROP_CODES.add(getattr(inspect.unwrap(bprop), "__code__", None) or _NO_CODE)
+        type.__setattr__(cls, "bprop", _HiddenBprop(bprop))
+        construct_owner, construct = _resolve(cls, "construct")
+        if construct is None:
+            # A base that defines only bprop: its subclasses bring construct (as for nn.Cell).
+            setattr(cls, _INFO, None)
+            return cls
+        error = _method_error(cls.__qualname__, "construct", construct)
+        if error is not None:
+            raise KwCellDefinitionError(error)
+        inherited = info_of(cls)
+        if inherited is not None and inherited.user_bprop is bprop and inherited.user_construct is construct:
+            return cls  # nothing new: the base's generated code serves this class too
+        if construct_owner is cls and "construct" in namespace:
+            setattr(cls, _OWN + "construct", construct)
+        blame = (
+            bprop_owner.__qualname__
+            if bprop_owner is not cls and construct_owner is cls and bprop_owner
+            else ""
+        )
+        info = _generate(cls, construct, bprop, blame)
+        assert bprop_owner is not None
+        _, parent_bprop = _resolve(cls, "bprop", after=bprop_owner)
+        if parent_bprop is not None:
+            # super().bprop(...) in the graph version of bprop (see _source.rewrite_bprop).
+            setattr(cls, f"_kwcell_super_{info.token}", parent_bprop)
         cls.construct = info.dispatcher  # type: ignore[attr-defined]
         # The user's functions under this class's token, so that a parent's core still runs
         # the parent's own code for super().construct(...) from a subclass.
         setattr(cls, f"_kwcell_construct_{info.token}", construct)
-        setattr(cls, f"_kwcell_bprop_{info.token}", info.positional_bprop)
+        setattr(cls, f"_kwcell_bprop_{info.token}", info.py_bprop or info.positional_bprop)
         setattr(cls, _INFO, info)
         return cls
 
@@ -337,3 +557,6 @@ class KwCellMeta(type):
             if info_of(cls) is not None:
                 _warn_ungraded_parameters(cell)
             return cell
+
+
+_NO_CODE = compile("", "<kwcell>", "exec")

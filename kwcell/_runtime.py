@@ -35,8 +35,10 @@ def _fill(grad: Any, x: Any) -> Any:
     return grad
 
 
-def _from_sequence(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
-    if len(grads) != len(inputs):
+def _from_sequence(
+    grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str, extras_ok: bool
+) -> Any:
+    if len(grads) != len(inputs) and not (extras_ok and len(grads) > len(inputs)):
         raise ValueError(
             where
             + " returned "
@@ -69,9 +71,11 @@ def _from_dict(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], wher
     return result
 
 
-def _inputs_part(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
+def _inputs_part(
+    grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str, extras_ok: bool
+) -> Any:
     if isinstance(grads, (tuple, list)):
-        return _from_sequence(grads, inputs, names, where)
+        return _from_sequence(grads, inputs, names, where, extras_ok)
     if isinstance(grads, dict):
         return _from_dict(grads, inputs, names, where)
     if grads is None:
@@ -103,19 +107,23 @@ def split_parameter_keys(grads: dict[Any, Any]) -> tuple[dict[str, Any], dict[An
     return by_name, weights
 
 
-def normalize(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
+def normalize(
+    grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str, extras_ok: bool = False
+) -> Any:
     """Turn any return form SPEC 2.3 allows into MindSpore's tuple, one entry per input.
 
     ``(input_grads, {parameter: grad})``, MindSpore's PyNative weight form, keeps its weights;
     a dict that also holds ``Parameter`` keys (``{"x": gx, self.w: gw}``) is split into
     that form. Weight gradients reach MindSpore only for cells with ``internal_params``.
+    With ``extras_ok`` (a bprop in MindSpore's own positional form), gradients beyond the
+    inputs are ignored, as MindSpore ignores them.
     """
     if isinstance(grads, tuple) and len(grads) == 2 and isinstance(grads[1], dict):
-        return (_inputs_part(grads[0], inputs, names, where), grads[1])
+        return (_inputs_part(grads[0], inputs, names, where, extras_ok), grads[1])
     if _has_parameter_keys(grads):
         by_name, weights = split_parameter_keys(grads)
         return (_from_dict(by_name, inputs, names, where), weights)
-    return _inputs_part(grads, inputs, names, where)
+    return _inputs_part(grads, inputs, names, where, extras_ok)
 
 
 def _probe() -> int:

@@ -10,9 +10,12 @@ tuples (MindSpore cannot build a dict in a bprop under PyNative ``@ms.jit``).
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import linecache
+import re
 import textwrap
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +23,7 @@ from typing import Any
 from ._codegen import AST_LOCK
 from ._errors import KwCellDefinitionError
 from ._spec import CellSpec
-from ._validate import check_returned_literal
+from ._validate import BY_POSITION, check_returned_literal
 
 __all__ = ["RewrittenBprop", "rewrite_bprop"]
 
@@ -40,6 +43,9 @@ class RewrittenBprop:
     source: str
     origin: str
     static: bool
+    #: Problems MindSpore itself would pass over silently (extra gradients it ignores), to be
+    #: reported as warnings.
+    notes: tuple[str, ...] = ()
 
 
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -85,7 +91,9 @@ class _Text:
         return self.data[a:b].decode("utf-8")
 
 
-def _return_text(spec: CellSpec, ret: ast.Return, text: _Text, first_line: int) -> str | None:
+def _return_text(
+    spec: CellSpec, ret: ast.Return, text: _Text, first_line: int, notes: list[str] | None
+) -> str | None:
     """Check a ``return`` whose value is a literal and give the full tuple that replaces it.
 
     ``None`` when the value is not a literal kwcell can normalise now (it is then normalised
@@ -107,10 +115,13 @@ def _return_text(spec: CellSpec, ret: ast.Return, text: _Text, first_line: int) 
             # MindSpore's weight form, ``(input_grads, {parameter: grad})``: a dict is never
             # the gradient of an input. It is normalised at run time (PYNATIVE only).
             return None
-        check_returned_literal(spec, line, count=len(value.elts))
+        note = check_returned_literal(spec, line, count=len(value.elts), lenient=notes is not None)
+        if note is not None and notes is not None:
+            notes.append(note)
+        elts = value.elts[: len(names)]
         items = [
             zero[n] if isinstance(e, ast.Constant) and e.value is None else text.segment(e)
-            for n, e in zip(names, value.elts, strict=True)
+            for n, e in zip(names, elts, strict=True)
         ]
     else:
         return None
@@ -153,36 +164,105 @@ def _block(lines: list[str], start: int) -> list[str] | None:
     return lines[start:end]
 
 
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    """Whether two code objects were compiled from the same text (line numbers aside)."""
+    if (a.co_code, a.co_names, a.co_varnames, a.co_freevars) != (
+        b.co_code,
+        b.co_names,
+        b.co_varnames,
+        b.co_freevars,
+    ):
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts, strict=True):
+        if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True
+
+
+def _index(code: types.CodeType, found: dict[tuple[str, int], types.CodeType]) -> None:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found.setdefault((const.co_name, const.co_firstlineno), const)
+            _index(const, found)
+
+
+@functools.lru_cache(maxsize=32)
+def _file_functions(filename: str, text: str) -> dict[tuple[str, int], types.CodeType]:
+    """Every function compiled from ``text``, by name and first line (one compile per file)."""
+    try:
+        with AST_LOCK:
+            module = compile(text, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return {}
+    found: dict[tuple[str, int], types.CodeType] = {}
+    _index(module, found)
+    return found
+
+
+def _matches_code(fn: Callable[..., Any], lines: list[str]) -> bool:
+    """Whether ``lines`` (the text of ``fn``'s file as ``linecache`` has it) is the text
+    ``fn`` was compiled from.
+
+    The file may have been edited since the module was imported (notebooks, autoreload):
+    then its text describes another function, which must not be compiled in its place. The
+    whole text is compiled as the module was (imports and ``from __future__`` change the
+    bytecode) and the function at ``fn``'s first line is compared with ``fn.__code__``.
+    """
+    code = fn.__code__
+    found = _file_functions(code.co_filename, "".join(lines)).get((code.co_name, code.co_firstlineno))
+    return found is not None and _same_code(found, code)
+
+
 def _function_tree(fn: Callable[..., Any]) -> tuple[str, ast.Module, str, int] | None:
-    """``fn``'s dedented source, parsed, its file name and first line; None without source."""
+    """``fn``'s dedented source, parsed, its file name and first line.
+
+    ``None`` when there is no source, or when the source no longer matches ``fn``'s code.
+    """
     code = getattr(fn, "__code__", None)
     if code is None:
         return None
     filename = code.co_filename
     lines = linecache.getlines(filename, fn.__globals__)
     block = _block(lines, code.co_firstlineno - 1) if lines else None
+    found: tuple[str, ast.Module, str, int] | None = None
     if block is not None:
         source = textwrap.dedent("".join(block))
         try:
             with AST_LOCK:
-                return source, ast.parse(source), filename, code.co_firstlineno
+                found = source, ast.parse(source), filename, code.co_firstlineno
         except SyntaxError:
-            pass
-    try:
-        found, first_line = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
+            found = None
+    if found is None:
+        try:
+            lines_found, first_line = inspect.getsourcelines(fn)
+            source = textwrap.dedent("".join(lines_found))
+            with AST_LOCK:
+                found = source, ast.parse(source), inspect.getsourcefile(fn) or filename, first_line
+        except (OSError, TypeError, SyntaxError):
+            return None
+    if not _matches_code(fn, linecache.getlines(filename, fn.__globals__)):
         return None
-    source = textwrap.dedent("".join(found))
-    with AST_LOCK:
-        tree = ast.parse(source)
-    return source, tree, inspect.getsourcefile(fn) or filename, first_line
+    return found
 
 
-def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | None:
-    """Rewrite ``fn`` (the user's named-parameter bprop) to positional form.
+def rewrite_bprop(
+    fn: Callable[..., Any], spec: CellSpec, reading: str, *, lenient: bool, super_attr: str
+) -> RewrittenBprop | None:
+    """Rewrite ``fn`` (the user's bprop) to positional form: ``(self, *inputs, out, dout)``.
 
-    Returns ``None`` when ``fn`` has no source to rewrite (defined in a REPL or by ``exec``);
-    the caller then forwards by keyword, which works in PyNative only.
+    ``reading`` is how ``fn``'s parameters map onto construct's (``_validate.BY_NAME`` or
+    ``BY_POSITION``). With ``lenient`` (MindSpore's own forms), a literal return with more
+    gradients than inputs is cut to the inputs, as MindSpore does, and noted. ``super().bprop``
+    becomes ``self.<super_attr>``: the graph compiler cannot look ``bprop`` up on a KwCell
+    (kwcell hides it from MindSpore), so the class provides the parent's bprop under that name.
+
+    Returns ``None`` when ``fn`` has no source to rewrite (defined in a REPL or by ``exec``,
+    a lambda, a module without its ``.py``, or a file edited since it was imported).
     """
     found = _function_tree(fn)
     if found is None:
@@ -194,13 +274,14 @@ def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | No
         return None
     if fdef.decorator_list:
         msg = (
-            f"{spec.qualname}.bprop: decorators on bprop are not supported (kwcell rewrites bprop "
-            "into positional form from its source); move the decorated logic into a helper"
+            f"{spec.qualname}.bprop: decorators on bprop are not supported (MindSpore calls bprop "
+            "itself, and kwcell reads its source); move the decorated logic into a helper"
         )
         raise KwCellDefinitionError(msg)
     bsig = spec.bprop.signature if spec.bprop else None
     assert bsig is not None and bsig.self_name is not None
     text = _Text(source)
+    notes: list[str] | None = [] if lenient else None
     # The body is kept as the user wrote it (comments included); only the signature and the
     # literal returns change. Every input arrives under an alias, then is bound to the name
     # bprop gave it (or put in its **kwargs): zeros for missing gradients refer to the input
@@ -208,7 +289,7 @@ def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | No
     replacements: list[tuple[int, int, str]] = []
     static = True
     for ret in _returns(fdef):
-        tuple_text = _return_text(spec, ret, text, first_line) if ret.value is not None else None
+        tuple_text = _return_text(spec, ret, text, first_line, notes) if ret.value is not None else None
         if tuple_text is None:
             static = False
         else:
@@ -220,13 +301,50 @@ def rewrite_bprop(fn: Callable[..., Any], spec: CellSpec) -> RewrittenBprop | No
     body = bytearray(text.data[body_start:body_end].rstrip())
     for a, b, new in sorted(replacements, reverse=True):
         body[a - body_start : b - body_start] = new.encode("utf-8")
-    indent = " " * (fdef.body[0].col_offset if fdef.body[0].lineno > fdef.lineno else 4)
-    positional = [bsig.self_name, *(_alias(n) for n in spec.names), "out", "dout"]
+    if fdef.body[0].lineno > fdef.lineno:
+        # The body's own indentation, tabs included (a tab-indented file stays consistent).
+        line = text.data[text.starts[fdef.body[0].lineno - 1] :].decode("utf-8")
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+    else:
+        indent = "    "
+    positional = [bsig.self_name, *(_alias(n) for n in spec.names), OUT, DOUT]
+    prologue = _prologue(spec, reading)
+    lines = [f"def {fdef.name}({', '.join(positional)}):\n", *(f"{indent}{p}\n" for p in prologue)]
+    text_body = body.decode("utf-8")
+    if any(_is_super_bprop(node) for node in ast.walk(fdef)):
+        text_body = _SUPER_BPROP.sub(f"{bsig.self_name}.{super_attr}", text_body)
+    rewritten = "".join(lines) + indent + text_body + "\n"
+    static = static and _ends_in_return(fdef.body)
+    return RewrittenBprop(rewritten, origin, static, tuple(notes or ()))
+
+
+OUT, DOUT = "_kwcell_out", "_kwcell_dout"
+_SUPER_BPROP = re.compile(r"\bsuper\(\s*\)\.bprop\b")
+
+
+def _is_super_bprop(node: ast.AST) -> bool:
+    """``super().bprop`` (zero-argument super)."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "bprop"
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "super"
+        and not node.value.args
+        and not node.value.keywords
+    )
+
+
+def _prologue(spec: CellSpec, reading: str) -> list[str]:
+    """Statements binding bprop's own parameter names to the positional aliases."""
+    assert spec.bprop is not None
+    bsig = spec.bprop.signature
+    if reading == BY_POSITION:
+        sources = [*(_alias(n) for n in spec.names), OUT, DOUT]
+        return [f"{p.name} = {src}" for p, src in zip(bsig.params, sources, strict=True)]
     prologue = [f"{n} = {_alias(n)}" for n in spec.names if bsig.get(n) is not None]
+    prologue += ["out = " + OUT, "dout = " + DOUT]
     if bsig.var_keyword is not None:
         unnamed = ", ".join(f"{n!r}: {_alias(n)}" for n in spec.names if bsig.get(n) is None)
         prologue.append(f"{bsig.var_keyword} = {{{unnamed}}}")
-    lines = [f"def {fdef.name}({', '.join(positional)}):\n", *(f"{indent}{p}\n" for p in prologue)]
-    rewritten = "".join(lines) + indent + body.decode("utf-8") + "\n"
-    static = static and _ends_in_return(fdef.body)
-    return RewrittenBprop(rewritten, origin, static)
+    return prologue

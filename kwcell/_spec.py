@@ -83,6 +83,9 @@ class CellSpec:
     qualname: str
     construct: Signature
     bprop: BpropSpec | None
+    #: The class whose bprop this class inherits while defining its own construct ("" when
+    #: the class defines its bprop itself): errors then point at this class's construct.
+    inherited_bprop: str = ""
 
     @property
     def names(self) -> tuple[str, ...]:

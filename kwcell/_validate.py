@@ -7,12 +7,40 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._errors import KwCellDefinitionError
-from ._spec import CellSpec, Signature, format_params, safe_repr
+from ._spec import KEYWORD_ONLY, CellSpec, Signature, format_params, safe_repr
 
-__all__ = ["RESERVED_PREFIX", "check_returned_literal", "same_default", "validate"]
+__all__ = [
+    "BY_NAME",
+    "BY_POSITION",
+    "CLASSIC_ARGS",
+    "RESERVED_PREFIX",
+    "check_bprop",
+    "check_construct",
+    "check_returned_literal",
+    "is_mindspore_form",
+    "same_default",
+    "validate",
+]
 
 RESERVED_PREFIX = "_kwcell_"
 _GRAD_NAMES = ("out", "dout")
+
+# How bprop receives construct's inputs (what :func:`validate` returns).
+CLASSIC_ARGS = "args"  # bprop(self, *args): inputs, then out, dout, positionally
+BY_POSITION = "position"  # MindSpore's positional form, whatever bprop's names are
+BY_NAME = "name"  # kwcell's form: matched by name, out/dout anywhere
+
+
+def is_mindspore_form(bprop: Signature) -> bool:
+    """Whether ``bprop`` is written the way MindSpore itself calls it: ``bprop(self, *args)``,
+    or only positional parameters without defaults (inputs, then out, dout, whatever their
+    names). Problems with such a bprop show on ``nn.Cell`` only when the gradient is taken, so
+    kwcell warns about them at class creation and raises when the gradient is taken."""
+    if bprop.var_keyword is not None:
+        return False
+    if bprop.var_positional is not None:
+        return not bprop.params
+    return all(p.kind is not KEYWORD_ONLY and not p.has_default for p in bprop.params)
 
 
 def same_default(a: Any, b: Any) -> bool:
@@ -42,17 +70,39 @@ def expected_bprop(construct: Signature) -> str:
 
 
 def _fail(spec: CellSpec, method: str, detail: str, *, suggest: bool = True) -> KwCellDefinitionError:
-    msg = f"{spec.qualname}.{method}: {detail}"
+    if method == "bprop" and spec.inherited_bprop:
+        # The class changed only construct: the mistake is in its construct, not in the bprop
+        # it inherits (and does not define).
+        inherits = f"the bprop it inherits from {spec.inherited_bprop}"
+        msg = f"{spec.qualname}.construct does not fit {inherits}: {detail}"
+    else:
+        msg = f"{spec.qualname}.{method}: {detail}"
     if suggest and not spec.construct.var_positional and not spec.construct.var_keyword:
         msg += f"; expected e.g. {expected_bprop(spec.construct)}"
     return KwCellDefinitionError(msg)
 
 
-def _check_construct(spec: CellSpec) -> None:
+def check_construct(spec: CellSpec) -> None:
     construct = spec.construct
     where = _construct_text(construct)
     if construct.self_name is None:
         msg = f"{spec.qualname}.construct must take 'self' as its first parameter, got {where}"
+        raise KwCellDefinitionError(msg)
+    bprop = spec.bprop.signature if spec.bprop is not None else None
+    if (
+        construct.self_name != "self"
+        and bprop is not None
+        and bprop.self_name != construct.self_name
+        and construct.self_name in bprop.names
+    ):
+        # construct(x, w) with bprop(self, x, w, out, dout): construct forgot 'self', so its
+        # first input became the cell.
+        names = ", ".join(["self", construct.self_name, *construct.names])
+        msg = (
+            f"{spec.qualname}.construct: its first parameter '{construct.self_name}' receives the "
+            f"cell itself, but bprop treats '{construct.self_name}' as an input; did you forget "
+            f"'self'? write construct({names})"
+        )
         raise KwCellDefinitionError(msg)
     for var in (construct.var_positional, construct.var_keyword):
         if var is not None:
@@ -79,15 +129,73 @@ def _check_construct(spec: CellSpec) -> None:
             raise KwCellDefinitionError(msg)
 
 
-def _check_bprop(spec: CellSpec) -> None:
+def _position_conflicts(spec: CellSpec) -> list[str]:
+    """Names that bprop shares with construct (or with out/dout) at another position.
+
+    For a bprop in MindSpore's positional form, each such name means the two readings, by
+    position (what MindSpore does) and by name (what the names say), disagree.
+    """
+    assert spec.bprop is not None
+    expected = [*spec.names, *_GRAD_NAMES]
+    conflicts: list[str] = []
+    for i, p in enumerate(spec.bprop.signature.params):
+        if p.name in expected and expected.index(p.name) != i:
+            conflicts.append(f"'{p.name}' (position {i + 1}) would receive {_slot(expected[i])}")
+    return conflicts
+
+
+def _slot(name: str) -> str:
+    return name if name in _GRAD_NAMES else f"input '{name}'"
+
+
+def _reading(spec: CellSpec) -> str:
+    """How bprop's parameters map onto construct's inputs (and raise if that is ambiguous)."""
+    assert spec.bprop is not None
+    bprop = spec.bprop.signature
+    if spec.bprop.classic:
+        return CLASSIC_ARGS
+    names = bprop.names
+    if not is_mindspore_form(bprop) or len(names) != len(spec.names) + len(_GRAD_NAMES):
+        return BY_NAME
+    if sorted(names) == sorted([*spec.names, *_GRAD_NAMES]):
+        return BY_NAME  # exactly construct's names (in any order), out and dout
+    conflicts = _position_conflicts(spec)
+    if conflicts:
+        by_position = ", ".join(
+            f"{p}={_slot(e)}" for p, e in zip(names, [*spec.names, *_GRAD_NAMES], strict=True)
+        )
+        msg = (
+            f"{spec.qualname}.bprop({', '.join(names)}) is ambiguous: MindSpore passes bprop its "
+            f"inputs by position ({by_position}), but "
+            + "; ".join(conflicts)
+            + " although construct names it otherwise. Rename bprop's parameters to construct's "
+            "names (matched by name) or to names construct does not use (matched by position)"
+        )
+        error = KwCellDefinitionError(msg)
+        error._kwcell_at_definition = True  # kwcell cannot know which reading was meant
+        raise error
+    return BY_POSITION
+
+
+def check_bprop(spec: CellSpec) -> str:
     assert spec.bprop is not None
     bprop = spec.bprop.signature
     construct = spec.construct
     where = _construct_text(construct)
     if bprop.self_name is None:
         raise _fail(spec, "bprop", "bprop must take 'self' as its first parameter")
-    if spec.bprop.classic:
-        return
+    if bprop.self_name in (*construct.names, *_GRAD_NAMES):
+        names = ", ".join(["self", bprop.self_name, *bprop.names])
+        raise _fail(
+            spec,
+            "bprop",
+            f"its first parameter '{bprop.self_name}' receives the cell itself (MindSpore calls "
+            f"bprop as a method); did you forget 'self'? write bprop({names})",
+            suggest=False,
+        )
+    reading = _reading(spec)
+    if reading != BY_NAME:
+        return reading
     if bprop.var_positional is not None:
         raise _fail(
             spec,
@@ -122,24 +230,37 @@ def _check_bprop(spec: CellSpec) -> None:
                     f"construct parameter '{cp.name}' is missing from bprop; name it, or add "
                     "'**kwargs' to receive the inputs bprop does not name",
                 )
+    return BY_NAME
 
 
-def validate(spec: CellSpec) -> None:
-    """Raise :class:`KwCellDefinitionError` for the first rule ``spec`` breaks."""
+def validate(spec: CellSpec) -> str:
+    """Raise :class:`KwCellDefinitionError` for the first rule ``spec`` breaks.
+
+    Returns how bprop receives construct's inputs: :data:`CLASSIC_ARGS`, :data:`BY_POSITION`
+    or :data:`BY_NAME`.
+    """
     if spec.bprop is None:
-        return
-    _check_construct(spec)
-    _check_bprop(spec)
+        return BY_NAME
+    check_construct(spec)
+    return check_bprop(spec)
 
 
 def check_returned_literal(
-    spec: CellSpec, line: int, *, keys: Sequence[str] | None = None, count: int | None = None
-) -> None:
-    """Raise for a bprop ``return`` of a literal that cannot fit construct's parameters.
+    spec: CellSpec,
+    line: int,
+    *,
+    keys: Sequence[str] | None = None,
+    count: int | None = None,
+    lenient: bool = False,
+) -> str | None:
+    """Check a bprop ``return`` of a literal against construct's parameters.
 
     ``keys`` are the string keys of a returned dict literal, in source order; ``count`` is the
     number of entries of a returned tuple or list literal; ``line`` is the ``return``'s line in
-    its file. The class statement (kwcell/_source.py) and the mypy plugin both call this.
+    its file; ``lenient`` is true for MindSpore's own bprop forms. Raises
+    :class:`KwCellDefinitionError`, or returns a warning (MindSpore's forms may return more
+    gradients than inputs: MindSpore ignores the extra ones). The class statement
+    (kwcell/_source.py) and the mypy plugin both call this.
     """
     names = spec.names
     expected = ", ".join(names)
@@ -150,11 +271,22 @@ def check_returned_literal(
                 f"{where}: returns a gradient for '{key}', which is not a parameter of "
                 f"construct; expected names: ({expected})"
             )
-            raise KwCellDefinitionError(msg)
-    if count is not None and count != len(names):
-        msg = (
-            f"{where}: returns {count} gradients, expected {len(names)}, one per "
-            f"construct parameter in this order: ({expected}); return a dict keyed by "
-            "parameter name to give only some of them"
+            error = KwCellDefinitionError(msg)
+            error._kwcell_at_definition = True  # a dict return is kwcell's form: fail now
+            raise error
+    if count is None or count == len(names):
+        return None
+    if lenient and count > len(names):
+        # MindSpore's own forms: MindSpore ignores gradients beyond the inputs; so does
+        # kwcell, with a warning (they were probably meant for weights).
+        return (
+            f"{where}: returns {count} gradients for {len(names)} input(s) ({expected}); "
+            f"MindSpore ignores the last {count - len(names)}, and so does kwcell. For "
+            "weight gradients set self.internal_params and return (input_grads, {param: grad})"
         )
-        raise KwCellDefinitionError(msg)
+    msg = (
+        f"{where}: returns {count} gradients, expected {len(names)}, one per "
+        f"construct parameter in this order: ({expected}); return a dict keyed by "
+        "parameter name to give only some of them"
+    )
+    raise KwCellDefinitionError(msg)

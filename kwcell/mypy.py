@@ -80,7 +80,7 @@ from mypy.types import LiteralType
 
 from ._errors import KwCellDefinitionError
 from ._spec import EMPTY, BpropSpec, CellSpec, Param, Signature
-from ._validate import check_returned_literal, validate
+from ._validate import CLASSIC_ARGS, check_bprop, check_construct, check_returned_literal, is_mindspore_form
 
 __all__ = ["KWCELL_BPROP", "KwCellPlugin", "plugin"]
 
@@ -412,11 +412,13 @@ def _qualname(info: TypeInfo) -> str:
 def check_class(
     info: TypeInfo,
     own: dict[str, FuncDef],
-    report: Callable[[str, Context], None],
+    report: Callable[[str, Context, bool], None],
     lines: list[str],
 ) -> None:
     """Check one KwCell subclass the way ``KwCellMeta`` does when its class statement runs.
 
+    ``report(message, where, warning)`` gets each ``KwCellDefinitionError`` (``warning`` false)
+    and each ``KwCellWarning`` (true) the class statement would raise or warn.
     ``own`` are the class's own ``construct``/``bprop`` as parsed now; every other class of
     the MRO is read from what the plugin recorded (or, failing that, from names and kinds).
     ``lines`` are the source lines of the class's module (for quoting default expressions).
@@ -431,32 +433,46 @@ def check_class(
     qualname = _qualname(info)
     construct_owner = _defining(info, "construct")
     if construct_owner is None:
-        report(f"{qualname} defines bprop but no construct; define construct(self, ...)", where)
-        return
+        return  # a base that defines only bprop: its subclasses bring construct
     bprop = _method(bprop_owner, "bprop")
     construct = _method(construct_owner, "construct")
     if bprop is None or construct is None:
         return  # assigned or wrapped in ways mypy cannot see through: the runtime checks it
     bsig = _settle_opaque_defaults(bprop.signature, construct.signature)
-    classic = _is_classic(bsig)
-    spec = CellSpec(info.module_name, qualname, construct.signature, BpropSpec(bsig, classic))
+    inherited = bprop_owner.name if bprop_owner is not info and construct_owner is info else ""
+    spec = CellSpec(
+        info.module_name, qualname, construct.signature, BpropSpec(bsig, _is_classic(bsig)), inherited
+    )
+    # As KwCellMeta does: construct's own problems are errors; MindSpore's own bprop forms
+    # keep MindSpore's timing (a problem nn.Cell reports only when the gradient is taken is a
+    # warning at class creation), kwcell's forms fail at class creation.
     try:
-        validate(spec)
-        if not classic:
+        check_construct(spec)
+    except KwCellDefinitionError as exc:
+        report(str(exc), where, False)
+        return
+    lenient = is_mindspore_form(bsig)
+    notes: list[tuple[str, Context]] = []
+    at = where
+    try:
+        if check_bprop(spec) != CLASSIC_ARGS:
             for line, form, shape in bprop.returns:
                 # an own bprop's return is reported where it is; an inherited one's at the
                 # method this class defines
                 at = Context(line=line) if bprop_owner is info else where
-                try:
-                    if form == "dict":
-                        check_returned_literal(spec, line, keys=shape)
-                    else:
-                        check_returned_literal(spec, line, count=shape)
-                except KwCellDefinitionError as exc:
-                    report(str(exc), at)
-                    return
+                if form == "dict":
+                    note = check_returned_literal(spec, line, keys=shape, lenient=lenient)
+                else:
+                    note = check_returned_literal(spec, line, count=shape, lenient=lenient)
+                if note is not None:
+                    notes.append((note, at))
     except KwCellDefinitionError as exc:
-        report(str(exc), where)
+        if not lenient or exc._kwcell_at_definition:
+            report(str(exc), at, False)
+            return
+        notes = [(f"{exc} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)]
+    for note, at in notes:
+        report(note, at, True)
 
 
 class KwCellPlugin(Plugin):
@@ -476,8 +492,11 @@ class KwCellPlugin(Plugin):
 
 
 def _on_class(ctx: ClassDefContext) -> None:
-    def report(msg: str, where: Context) -> None:
-        ctx.api.fail(msg, where, code=KWCELL_BPROP)
+    def report(msg: str, where: Context, warning: bool) -> None:
+        if warning:
+            ctx.api.note(msg, where, code=KWCELL_BPROP)
+        else:
+            ctx.api.fail(msg, where, code=KWCELL_BPROP)
 
     info = ctx.cls.info
     module = ctx.api.modules.get(info.module_name)

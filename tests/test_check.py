@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = "/work/main"
+ROOT = str(Path(__file__).resolve().parent.parent)
 PKG = "tests/fixtures/checkpkg"
 KW = "tests/fixtures/checkpkg/kw_bad.py"
 PLAIN = "tests/fixtures/checkpkg/plain_bad.py"
@@ -21,7 +22,8 @@ EXPECTED = [
     f"{KW}:12: KW001: UnknownName.bprop: parameter 'z' is not a parameter of construct(self, x, y); "
     "expected e.g. bprop(self, x, y, *, out, dout)",
     f"{KW}:20: KW003: MissingDout.bprop: missing parameter 'dout'; "
-    "expected e.g. bprop(self, x, *, out, dout)",
+    "expected e.g. bprop(self, x, *, out, dout) (MindSpore's bprop form: the gradient of MissingDout "
+    "will raise this error)",
     f"{KW}:38: KW004: WrongDefault.bprop: parameter 'w' has default 2.0 but construct gives it default 1.0; "
     "bprop always receives the value construct got, so drop the default or make it match; "
     "expected e.g. bprop(self, x, w=1.0, *, out, dout)",
@@ -37,8 +39,9 @@ EXPECTED = [
     "passes 4: the inputs of construct(self, x, y), then out, dout; "
     + FIX.format("KeywordOnlyGradNames", "bprop(self, x, y, *, out, dout)"),
 ]
-# good.py: Scaled, PlainPositional; kw_bad.py: 3 bad + Fine; plain_bad.py: 4 (NoBprop is not a bprop cell)
-SUMMARY = "kwcell check: 8 problems (10 cells checked in 4 modules)"
+# good.py: Scaled, PlainPositional, ZooStyle, PlainZooStyle; kw_bad.py: 3 bad + Fine;
+# plain_bad.py: 4 (NoBprop is not a bprop cell)
+SUMMARY = "kwcell check: 8 problems (12 cells checked in 4 modules)"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -71,7 +74,7 @@ def test_json_report(json_run: subprocess.CompletedProcess[str]) -> None:
     assert json_run.returncode == 1
     report: dict[str, Any] = json.loads(json_run.stdout)
     assert report["summary"] == SUMMARY
-    assert report["cells_checked"] == 10
+    assert report["cells_checked"] == 12
     assert report["modules_checked"] == 4
     lines = [f"{p['file']}:{p['line']}: {p['code']}: {p['message']}" for p in report["problems"]]
     assert lines == EXPECTED
@@ -89,7 +92,7 @@ def test_json_report(json_run: subprocess.CompletedProcess[str]) -> None:
 
 def test_clean_module_by_dotted_name_exits_zero() -> None:
     result = run("tests.fixtures.checkpkg.good")
-    assert result.stdout.splitlines() == ["kwcell check: no problems (2 cells checked in 1 module)"]
+    assert result.stdout.splitlines() == ["kwcell check: no problems (4 cells checked in 1 module)"]
     assert result.returncode == 0
 
 

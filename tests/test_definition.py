@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kwcell import KwCell, KwCellDefinitionError
+from kwcell import KwCell, KwCellDefinitionError, KwCellWarning
 
 EXPECTED = "expected e.g. bprop(self, x, w=1.0, *, out, dout)"
 
@@ -29,7 +29,7 @@ def test_unknown_bprop_parameter() -> None:
             def construct(self, x: Any, w: Any = 1.0) -> Any:
                 return x * w
 
-            def bprop(self, x: Any, z: Any, out: Any, dout: Any) -> Any:
+            def bprop(self, x: Any, z: Any, *, out: Any, dout: Any) -> Any:
                 return dout
 
 
@@ -46,7 +46,7 @@ def test_construct_parameter_missing_from_bprop() -> None:
             def construct(self, x: Any, w: Any = 1.0) -> Any:
                 return x * w
 
-            def bprop(self, x: Any, out: Any, dout: Any) -> Any:
+            def bprop(self, x: Any, *, out: Any, dout: Any) -> Any:
                 return dout
 
 
@@ -61,7 +61,7 @@ def test_missing_out_or_dout(missing: str) -> None:
                 def construct(self, x: Any, w: Any = 1.0) -> Any:
                     return x * w
 
-                def bprop(self, x: Any, w: Any, dout: Any) -> Any:
+                def bprop(self, x: Any, w: Any, *, dout: Any) -> Any:
                     return dout
 
         else:
@@ -70,7 +70,7 @@ def test_missing_out_or_dout(missing: str) -> None:
                 def construct(self, x: Any, w: Any = 1.0) -> Any:
                     return x * w
 
-                def bprop(self, x: Any, w: Any, out: Any) -> Any:
+                def bprop(self, x: Any, w: Any, *, out: Any) -> Any:
                     return out
 
 
@@ -179,18 +179,8 @@ def test_reserved_parameter_name() -> None:
                 return dout
 
 
-def test_bprop_without_construct() -> None:
-    with pytest.raises(
-        KwCellDefinitionError,
-        match=re.escape("Net defines bprop but no construct; define construct(self, ...)"),
-    ):
-
-        class Net(KwCell):
-            def bprop(self, x: Any, out: Any, dout: Any) -> Any:
-                return dout
-
-
 def test_wrong_tuple_length_literal_is_caught_at_class_creation() -> None:
+    """kwcell's own forms (here keyword-only out/dout) fail when the class is created."""
     with pytest.raises(
         KwCellDefinitionError,
         match=r"Net\.bprop \(line \d+\): returns 3 gradients, expected 2, one per construct parameter in "
@@ -201,7 +191,7 @@ def test_wrong_tuple_length_literal_is_caught_at_class_creation() -> None:
             def construct(self, x: Any, w: Any = 1.0) -> Any:
                 return x * w
 
-            def bprop(self, x: Any, w: Any, out: Any, dout: Any) -> Any:
+            def bprop(self, x: Any, w: Any, *, out: Any, dout: Any) -> Any:
                 return dout, dout, dout
 
 
@@ -233,7 +223,7 @@ def test_bprop_decorator_is_rejected() -> None:
                 return x
 
             @deco
-            def bprop(self, x: Any, out: Any, dout: Any) -> Any:
+            def bprop(self, x: Any, *, out: Any, dout: Any) -> Any:
                 return dout
 
 
@@ -260,7 +250,10 @@ def test_classic_and_named_forms_are_accepted() -> None:
             return dout * kwargs["w"]
 
     for cls in (Classic, VarArgs, KwargsForm):
-        assert not hasattr(cls, "bprop"), "the visible class must not keep a bprop"
+        # MindSpore treats any cell with a ``bprop`` attribute as a custom-bprop cell: the
+        # visible instance must not show one (the hidden core carries it).
+        assert not hasattr(cls(), "bprop"), "the visible cell must not show a bprop"
+        assert cls.bprop is cls.__dict__["_kwcell_own_bprop"]
 
 
 def test_class_without_bprop_is_a_plain_cell() -> None:
@@ -271,3 +264,55 @@ def test_class_without_bprop_is_a_plain_cell() -> None:
     net = Plain()
     assert type(net).construct is Plain.__dict__["construct"]
     assert net(3.0, w=2.0) == 6.0
+
+
+def test_construct_without_self_names_the_real_mistake() -> None:
+    with pytest.raises(
+        KwCellDefinitionError,
+        match=re.escape(
+            "Net.construct: its first parameter 'x' receives the cell itself, but bprop treats 'x' as "
+            "an input; did you forget 'self'? write construct(self, x, w)"
+        ),
+    ):
+
+        class Net(KwCell):
+            def construct(x: Any, w: Any) -> Any:
+                return x * w
+
+            def bprop(self, x: Any, w: Any, out: Any, dout: Any) -> Any:
+                return dout * w, dout * x
+
+
+def test_bprop_without_self_names_the_real_mistake() -> None:
+    with pytest.warns(
+        KwCellWarning,
+        match=re.escape(
+            "Net.bprop: its first parameter 'x' receives the cell itself (MindSpore calls bprop as a "
+            "method); did you forget 'self'? write bprop(self, x, out, dout)"
+        ),
+    ):
+
+        class Net(KwCell):
+            def construct(self, x: Any) -> Any:
+                return x * 2
+
+            def bprop(x: Any, out: Any, dout: Any) -> Any:
+                return (dout * 2,)
+
+
+@pytest.mark.parametrize("decorator", [staticmethod, classmethod])
+def test_static_or_class_method_bprop_names_the_real_mistake(decorator: Any) -> None:
+    kind = decorator.__name__
+    with pytest.raises(
+        KwCellDefinitionError,
+        match=re.escape(
+            f"Net.bprop is a {kind}: MindSpore calls bprop as a method of the cell, with self first; "
+            f"remove @{kind} and write bprop(self, ...)"
+        ),
+    ):
+
+        class Net(KwCell):
+            def construct(self, x: Any) -> Any:
+                return x * 2
+
+            bprop = decorator(lambda x, out, dout: (dout * 2,))

@@ -82,7 +82,13 @@ def test_subclass_overriding_bprop_only(mode: str) -> None:
 
 
 def test_subclass_construct_that_breaks_inherited_bprop() -> None:
-    with pytest.raises(KwCellDefinitionError, match=r"Broken\.bprop: parameter 'w' is not a parameter of"):
+    """The subclass changed only construct: the error names its construct, not the bprop it
+    does not define."""
+    with pytest.raises(
+        KwCellDefinitionError,
+        match=r"Broken\.construct does not fit the bprop it inherits from Base: parameter 'w' is not a "
+        r"parameter of construct\(self, x, scale=2\.0\)",
+    ):
 
         class Broken(Base):
             def construct(self, x: Tensor, scale: Any = 2.0) -> Any:

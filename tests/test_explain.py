@@ -74,7 +74,9 @@ def test_kwargs_style_mapping_and_generated_source() -> None:
     assert headers == [("bprop", "bprop")]  # one generated file per class
     # The generated functions themselves: the user's bprop rewritten to construct's order,
     # the positional core, and the dispatcher with construct's exact signature.
-    assert "    def bprop(self, _kwcell_in_x, _kwcell_in_w, _kwcell_in_y, out, dout):\n" in text
+    assert (
+        "    def bprop(self, _kwcell_in_x, _kwcell_in_w, _kwcell_in_y, _kwcell_out, _kwcell_dout):\n" in text
+    )
     assert "    def construct(self, x, w, y):\n" in text
     assert "    def construct(self, x, w=1.0, *, y=2.0):\n" in text
     assert re.search(r"^        return self\._kwcell_core_\d+\(x, w, y\)$", text, re.M)
@@ -92,7 +94,7 @@ def test_classic_and_named_styles() -> None:
         "bprop(self, y, x, out, dout)\n"
         "bprop style: named (parameters matched to construct by name)\n"
     )
-    assert "    def bprop(self, _kwcell_in_x, _kwcell_in_y, out, dout):\n" in named
+    assert "    def bprop(self, _kwcell_in_x, _kwcell_in_y, _kwcell_out, _kwcell_dout):\n" in named
 
 
 def test_classes_without_kwcell_bprop() -> None:

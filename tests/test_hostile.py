@@ -205,7 +205,7 @@ def test_unreprable_default_in_error_message() -> None:
             def construct(self, x, d=BAD_REPR, big=10**5000):  # type: ignore[no-untyped-def]
                 return x
 
-            def bprop(self, x, d, big, z, out, dout):  # type: ignore[no-untyped-def]
+            def bprop(self, x, d, big, z, *, out, dout):  # type: ignore[no-untyped-def]
                 return {"x": dout}
 
 

@@ -74,7 +74,9 @@ def test_return_form(mode: str, cls: type[KwCell]) -> None:
 
 
 class TooMany(FullTuple):
-    def bprop(self, x: Tensor, w: Tensor, s: float, out: Tensor, dout: Tensor) -> Any:
+    def bprop(  # type: ignore[override]
+        self, x: Tensor, w: Tensor, s: float, *, out: Tensor, dout: Tensor
+    ) -> Any:
         grads = (dout, dout, dout, dout)
         return grads
 

@@ -64,7 +64,7 @@ def test_wrong_length_inside_a_block_is_caught() -> None:
             def construct(self, x: Tensor) -> Any:
                 return x
 
-            def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            def bprop(self, x: Tensor, *, out: Tensor, dout: Tensor) -> Any:
                 for _ in range(2):
                     if out is None:
                         return dout, dout, dout

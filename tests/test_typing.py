@@ -6,8 +6,10 @@ Each file in ``tests/typing_cases/`` marks the lines a checker must flag (attrs'
 - ``# E: <fragment>``: both checkers report an error there; mypy's message contains the
   fragment (pyright words its messages differently, so any pyright error counts);
 - ``# E[mypy]: <fragment>`` / ``# E[pyright]: <fragment>``: only that checker, with the
-  fragment (the kwcell mypy plugin's rules; ``reveal_type`` output, a note in mypy and an
-  information in pyright).
+  fragment (the kwcell mypy plugin's rules);
+- ``# N[mypy]: <fragment>`` / ``# N[pyright]: <fragment>``: a note (mypy) or information
+  (pyright) with the fragment: ``reveal_type`` output, and the plugin's notes for what the
+  class statement warns about.
 
 Both directions are asserted: each marked line is reported, and no unmarked line gets an
 error. One mypy run (``mypy --strict`` with the kwcell plugin, in process) and one basedpyright
@@ -32,7 +34,9 @@ REPO = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "typing_cases"
 STUBS = REPO / "stubs" / "mindspore-stubs"
 CHECKERS = ("mypy", "pyright")
-_MARK = re.compile(r"#\s*E(?:\[(?P<checker>mypy|pyright)\])?:\s*(?P<fragment>.+?)\s*(?=#\s*E[\[:]|$)")
+_MARK = re.compile(
+    r"#\s*(?P<kind>[EN])(?:\[(?P<checker>mypy|pyright)\])?:\s*(?P<fragment>.+?)\s*(?=#\s*[EN][\[:]|$)"
+)
 _REPORT = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): (?P<severity>error|note): (?P<message>.*)$")
 
 
@@ -95,12 +99,12 @@ def write_pyright_config(directory: Path, files: list[Path]) -> Path:
     return config
 
 
-def expected_marks(path: Path, checker: str) -> dict[int, list[str]]:
-    """``line -> fragments`` that ``checker`` must report in ``path``."""
+def expected_marks(path: Path, checker: str, kind: str = "E") -> dict[int, list[str]]:
+    """``line -> fragments`` of the errors (``kind`` "E") or notes ("N") ``checker`` must report."""
     marks: dict[int, list[str]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         for match in _MARK.finditer(line):
-            if match["checker"] in (None, checker):
+            if match["kind"] == kind and match["checker"] in (None, checker):
                 fragment = match["fragment"] if match["checker"] or checker == "mypy" else ""
                 marks.setdefault(number, []).append(fragment)
     return marks
@@ -150,7 +154,9 @@ def reports(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReq
 
 
 CASE_FILES = sorted(p.name for p in CASES.glob("*.py"))
-CLEAN_FILES = [name for name in CASE_FILES if not expected_marks(CASES / name, "mypy")]
+CLEAN_FILES = [
+    name for name in CASE_FILES if not any(expected_marks(CASES / name, c, k) for c in CHECKERS for k in "EN")
+]
 MARKED_FILES = [name for name in CASE_FILES if name not in CLEAN_FILES]
 
 
@@ -195,7 +201,11 @@ def test_no_unmarked_line_is_flagged(reports: dict[str, Reports], checker: str, 
 
 def test_plugin_errors_carry_their_own_error_code(reports: dict[str, Reports]) -> None:
     plugin_lines = [
-        r.message for (file, _), found in reports["mypy"].items() if file == "bprop_rules.py" for r in found
+        r.message
+        for (file, _), found in reports["mypy"].items()
+        if file == "bprop_rules.py"
+        for r in found
+        if r.severity == "error"
     ]
     assert plugin_lines
     assert all(message.endswith("[kwcell-bprop]") for message in plugin_lines if "override" not in message)

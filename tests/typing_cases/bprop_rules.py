@@ -35,7 +35,7 @@ class MissingParam(KwCell):
     def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
         return w * x
 
-    def bprop(  # E[mypy]: MissingParam.bprop: construct parameter 'w' is missing from bprop; name it, or add '**kwargs' to receive the inputs bprop does not name
+    def bprop(  # N[mypy]: MissingParam.bprop: construct parameter 'w' is missing from bprop; name it, or add '**kwargs' to receive the inputs bprop does not name
         self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -45,7 +45,7 @@ class MissingDout(KwCell):
     def construct(self, x: ms.Tensor) -> ms.Tensor:
         return ops.sin(x)
 
-    def bprop(  # E[mypy]: MissingDout.bprop: missing parameter 'dout'; expected e.g. bprop(self, x, *, out, dout)
+    def bprop(  # N[mypy]: MissingDout.bprop: missing parameter 'dout'; expected e.g. bprop(self, x, *, out, dout)
         self, x: ms.Tensor, out: ms.Tensor
     ) -> ms.Tensor:
         return out
@@ -180,10 +180,10 @@ class StarInNamedBprop(KwCell):
         return x
 
 
-class NoConstruct(KwCell):
-    def bprop(  # E[mypy]: NoConstruct defines bprop but no construct; define construct(self, ...)
-        self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor
-    ) -> ms.Tensor:
+class OnlyBprop(KwCell):
+    """A base that defines only bprop: its subclasses bring construct (as for nn.Cell)."""
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
         return dout
 
 
@@ -196,7 +196,7 @@ class Base(KwCell):
 
 
 class InheritsBprop(Base):
-    def construct(  # E[mypy]: InheritsBprop.bprop: construct parameter 'y' is missing from bprop
+    def construct(  # E[mypy]: InheritsBprop.construct does not fit the bprop it inherits from Base: construct parameter 'y' is missing from bprop
         self, x: ms.Tensor, w: float = 1.0, y: float = 0.0
     ) -> ms.Tensor:
         return w * x + y
@@ -226,7 +226,7 @@ def factory() -> type[KwCell]:
             return x
 
         def bprop(  # E[mypy]: Local.bprop: parameter 'y' is not a parameter of construct(self, x)
-            self, y: ms.Tensor, out: ms.Tensor, dout: ms.Tensor
+            self, y: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor
         ) -> ms.Tensor:
             return dout
 

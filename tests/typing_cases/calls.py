@@ -91,13 +91,13 @@ n.upper()  # E: "int" has no attribute "upper"
 u: ms.Tensor = Pair()(x, n=1)  # E: expression has type "tuple[Tensor, int]", variable has type "Tensor"
 a, b, c = Pair()(x, 1)  # E: Need more than 2 values to unpack (3 expected)
 call = Pair().__call__  # self is not part of the call signature:
-reveal_type(call)  # E[mypy]: Revealed type is "def (x: mindspore.common.tensor.Tensor, n: int) -> tuple[  # E[pyright]: Type of "call" is "(x: Tensor, n: int) -> tuple[Tensor, int]"
+reveal_type(call)  # N[mypy]: Revealed type is "def (x: mindspore.common.tensor.Tensor, n: int) -> tuple[  # N[pyright]: Type of "call" is "(x: Tensor, n: int) -> tuple[Tensor, int]"
 Block(4)(x, x)  # E: Too many arguments for "__call__" of "Cell"
 Block("4")  # E: Argument 1 to "Block" has incompatible type "str"; expected "int"
 
 # Gradient functions keep the cell's parameters.
 grad_fn = kwcell.value_and_grad(act)
-reveal_type(grad_fn)  # E[mypy]: Revealed type is "def (x: mindspore.common.tensor.Tensor, alpha: float =, *, beta: float =) -> tuple[mindspore.common.tensor.Tensor, mindspore.common.tensor.Tensor]"  # E[pyright]: Type of "grad_fn" is "(x: Tensor, alpha: float = 1, *, beta: float = 1) -> tuple[Tensor, Tensor]"
+reveal_type(grad_fn)  # N[mypy]: Revealed type is "def (x: mindspore.common.tensor.Tensor, alpha: float =, *, beta: float =) -> tuple[mindspore.common.tensor.Tensor, mindspore.common.tensor.Tensor]"  # N[pyright]: Type of "grad_fn" is "(x: Tensor, alpha: float = 1, *, beta: float = 1) -> tuple[Tensor, Tensor]"
 grad_fn(x, gamma=2.0)  # E: Unexpected keyword argument "gamma"
 grad_fn(x, 2.0, 3.0)  # E: Too many positional arguments
 grad_fn(x, alpha="2")  # E: Argument "alpha" has incompatible type "str"; expected "float"
