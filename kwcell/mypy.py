@@ -494,7 +494,7 @@ class KwCellPlugin(Plugin):
 def _on_class(ctx: ClassDefContext) -> None:
     def report(msg: str, where: Context, warning: bool) -> None:
         if warning:
-            ctx.api.note(msg, where, code=KWCELL_BPROP)
+            ctx.api.msg.note(msg, where, code=KWCELL_BPROP)
         else:
             ctx.api.fail(msg, where, code=KWCELL_BPROP)
 
