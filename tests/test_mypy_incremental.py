@@ -13,9 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mypy import api
 
 from tests.test_typing import write_mypy_config
+
+# four mypy runs and a daemon: about 30 s on a loaded 2-core machine
+pytestmark = pytest.mark.slow
 
 LAYERS = '''\
 """Custom activations shared by the models of this project."""

@@ -9,6 +9,7 @@ from typing_extensions import Self
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 _P = ParamSpec("_P")
+_R = TypeVar("_R")
 _T = TypeVar("_T")
 
 _GradPosition: TypeAlias = int | tuple[int, ...] | list[int] | None
@@ -159,13 +160,13 @@ def tanh(input: Tensor) -> Tensor: ...
 def transpose(input: Tensor, dims: _Shape) -> Tensor: ...
 @overload
 def value_and_grad(
-    fn: Callable[_P, Any],
+    fn: Callable[_P, _R],
     grad_position: _GradPosition = 0,
     weights: _Weights = None,
     has_aux: bool = False,
     return_ids: bool = False,
     sens_param: Literal[False] = False,
-) -> Callable[_P, tuple[Any, Any]]: ...
+) -> Callable[_P, tuple[_R, Any]]: ...
 @overload
 def value_and_grad(
     fn: Callable[..., Any],

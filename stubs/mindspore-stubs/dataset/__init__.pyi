@@ -26,6 +26,20 @@ class Dataset:
         do_copy: bool = False,
     ) -> Iterator[list[Any]]: ...
     def get_dataset_size(self) -> int: ...
+    def map(
+        self,
+        operations: Any,
+        input_columns: str | list[str] | None = None,
+        output_columns: str | list[str] | None = None,
+        num_parallel_workers: int | None = None,
+        **kwargs: Any,
+    ) -> Dataset: ...
+    def repeat(self, count: int | None = None) -> Dataset: ...
+    def take(self, count: int = -1) -> Dataset: ...
+    def skip(self, count: int) -> Dataset: ...
+    def project(self, columns: str | list[str]) -> Dataset: ...
+    def rename(self, input_columns: str | list[str], output_columns: str | list[str]) -> Dataset: ...
+    def __iter__(self) -> Iterator[list[Any]]: ...
     def shuffle(self, buffer_size: int) -> Dataset: ...
     def create_ir_tree(self, getter_mode: Any = ...) -> Any: ...  # type: ignore[override]
     def pre_process(self, dataset: Any) -> Any: ...  # type: ignore[override]
@@ -36,16 +50,10 @@ class Dataset:
     def padded_batch(self, batch_size: Any, drop_remainder: Any = ..., num_parallel_workers: Any = ..., pad_info: Any = ...) -> Any: ...  # type: ignore[override]
     def sync_wait(self, condition_name: Any, num_batch: Any = ..., callback: Any = ...) -> Any: ...  # type: ignore[override]
     def flat_map(self, func: Any) -> Any: ...  # type: ignore[override]
-    def map(self, operations: Any, input_columns: Any = ..., output_columns: Any = ..., num_parallel_workers: Any = ..., **kwargs: Any) -> Any: ...  # type: ignore[override]
     def filter(self, predicate: Any, input_columns: Any = ..., num_parallel_workers: Any = ...) -> Any: ...  # type: ignore[override]
-    def repeat(self, count: Any = ...) -> Any: ...  # type: ignore[override]
-    def skip(self, count: Any) -> Any: ...  # type: ignore[override]
-    def take(self, count: Any = ...) -> Any: ...  # type: ignore[override]
     def split(self, sizes: Any, randomize: Any = ...) -> Any: ...  # type: ignore[override]
     def zip(self, datasets: Any) -> Any: ...  # type: ignore[override]
     def concat(self, datasets: Any) -> Any: ...  # type: ignore[override]
-    def rename(self, input_columns: Any, output_columns: Any) -> Any: ...  # type: ignore[override]
-    def project(self, columns: Any) -> Any: ...  # type: ignore[override]
     def apply(self, apply_func: Any) -> Any: ...  # type: ignore[override]
     def device_que(self, send_epoch_end: Any = ..., create_data_info_queue: Any = ..., queue_name: Any = ...) -> Any: ...  # type: ignore[override]
     def save(self, file_name: Any, num_files: Any = ..., file_type: Any = ...) -> Any: ...  # type: ignore[override]

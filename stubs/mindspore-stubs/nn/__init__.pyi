@@ -6,13 +6,15 @@ from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, M
 from typing import Any, ParamSpec, Protocol, TypeAlias, TypeVar, overload
 
 from mindspore.common.dtype import Type
+from mindspore.common.initializer import Initializer
 from mindspore.common.parameter import Parameter, ParameterTuple
 from mindspore.common.tensor import Tensor
 from typing_extensions import Self
 
 # Initializers may be a name ("normal"), an Initializer, a Tensor or a number.
-_Initializer: TypeAlias = Any
-_LearningRate: TypeAlias = float | int | Tensor | Iterable[float] | Any
+_Initializer: TypeAlias = str | Initializer | Tensor | float | int | None
+# A learning rate is a number, a Tensor, a list of per-step values or a schedule (a Cell).
+_LearningRate: TypeAlias = float | int | Tensor | Iterable[float] | Cell
 _Params: TypeAlias = Iterable[Parameter] | Iterable[dict[str, Any]]
 
 _P = ParamSpec("_P")
