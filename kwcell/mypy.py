@@ -4,11 +4,12 @@ Enable it with ``plugins = kwcell.mypy`` (``mypy.ini``) or ``plugins = ["kwcell.
 (``[tool.mypy]`` in ``pyproject.toml``). For every class that derives from
 :class:`kwcell.KwCell` and defines ``construct`` or ``bprop`` itself, the plugin builds the
 same :class:`kwcell._spec.CellSpec` the metaclass builds at runtime, from mypy's view of the
-two methods, and runs the runtime validator on it (``validate`` and
-``check_returned_literal``). So every message is the runtime ``KwCellDefinitionError``
-message, reported at the ``bprop`` line (a returned literal at its ``return``; a rule broken
-against an inherited method at the method the subclass defines) with the error code
-``kwcell-bprop``.
+two methods, and runs the runtime's checks on it (``check_construct``, ``check_bprop``,
+``check_returned_literal`` from ``kwcell._validate``). So every message is the runtime
+``KwCellDefinitionError`` message (an error) or ``KwCellWarning`` message (a note, for
+MindSpore's own bprop forms, whose problems wait for the gradient), reported at the ``bprop``
+line (a returned literal at its ``return``; a rule broken against an inherited method at the
+method the subclass defines) with the error code ``kwcell-bprop``.
 
 Defaults are compared statically: literals (numbers, strings, ``None``, ``True``/``False``,
 tuples and lists of them, a negated number) and ``Final`` literal constants by value,

@@ -216,7 +216,7 @@ class Net(KwCell):
 
 Outcome = list[tuple[str, str]]  # (kind, message), kind "error" or "warning"
 _LINE = re.compile(
-    r"^(?P<path>[^:]+):\d+: (?P<severity>error|note): (?P<message>.*?)(?:  \[kwcell-bprop\])?$"
+    r"^(?P<path>[^:]+):\d+: (?P<severity>error|note): (?P<message>.*?)(?P<code>  \[[a-z-]+\])?$"
 )
 
 
