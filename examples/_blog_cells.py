@@ -57,7 +57,7 @@ class KwScaled(KwCell):
 
 
 class Outer(nn.Cell):
-    """An outer cell that calls the inner one with keywords from its own construct."""
+    """An outer cell that calls the inner one with a keyword (y left to its default)."""
 
     def __init__(self, inner: nn.Cell) -> None:
         super().__init__()
@@ -65,3 +65,14 @@ class Outer(nn.Cell):
 
     def construct(self, x: Tensor, w: Tensor) -> Any:
         return self.inner(x, w=w)
+
+
+class SwappedOuter(nn.Cell):
+    """An outer cell that calls the inner one with keywords in another order than construct's."""
+
+    def __init__(self, inner: nn.Cell) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def construct(self, x: Tensor, w: Tensor) -> Any:
+        return self.inner(w=w, x=x)

@@ -1,35 +1,73 @@
 """``kwcell.grad`` and ``kwcell.value_and_grad``: MindSpore's, plus keywords and named positions.
 
-The wrapped function's signature is read once, when the gradient function is created. Each
-call is bound by a generated binder (Python's own binding) and handed to a single MindSpore
-gradient object positionally, so keyword calls work in GRAPH_MODE too, where MindSpore's own
-wrapper accepts ``*args`` only. ``grad_position`` counts parameters of the wrapped function,
-not arguments of the call, and may name them.
+When the gradient function is created, kwcell generates a function with the wrapped function's
+exact signature (names, defaults, keyword-only parameters) that calls a single MindSpore
+gradient object positionally. Python binds a top-level call; inside ``@ms.jit`` functions and
+GRAPH_MODE cells, MindSpore's graph parser reads that function's source and binds keywords
+itself, so ``grad_fn(data, label=label)`` works in every mode, where MindSpore's own wrapper
+accepts ``*args`` only. ``grad_position`` counts parameters of the wrapped function, not
+arguments of the call, and may name them.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 import types
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import mindspore as ms
 from mindspore import nn
 
-from ._binder import make_binder
-from ._codegen import compile_unit
+from ._binder import defaults_of, signature_source
+from ._codegen import Unit, _release, compile_units
 from ._meta import info_of
 from ._spec import KEYWORD_ONLY, Signature, call_text, signature_of
+from ._templates import HEADER
 
 __all__ = ["grad", "value_and_grad"]
 
 Position = int | str
 
+# What MindSpore differentiates when the wrapped function has keyword-only parameters:
+# MindSpore's gradient objects pass every argument positionally.
 _ADAPTER = '''\
 def positional({names}):
-    """kwcell adapter for {label}: keyword-only parameters passed by keyword."""
+    """kwcell adapter: keyword-only parameters passed by keyword."""
     return _kwcell_fn({call})
+
+
+def graph({names}):
+    """kwcell adapter, as MindSpore's graph parser reads it when it cannot compile the callable."""
+    raise TypeError(_kwcell_message)
+'''
+
+# What kwcell.grad returns: the wrapped function's signature, so that Python and MindSpore's
+# graph parser bind the call (keywords, defaults) before MindSpore's gradient object sees it.
+_GRADIENT = '''\
+def {kind}({signature}):
+    """kwcell {kind}: binds the call, then calls MindSpore's gradient positionally."""
+{default_refs}    return _kwcell_gradient({args})
+'''
+
+# The same for a function that takes *args/**kwargs, whose calls cannot be bound: Python calls
+# the first function, MindSpore's graph parser unwraps it to the second (``__wrapped__``), where
+# MindSpore's gradient objects take arguments by position only.
+_UNBOUND = '''\
+def {kind}(*args, **kwargs):
+    """kwcell {kind} of a function taking *args/**kwargs: the call is passed on as it is."""
+    if kwargs and _kwcell_graph_mode():
+        raise TypeError(_kwcell_message)
+    return _kwcell_gradient(*args, **kwargs)
+
+
+def graph(*args, **kwargs):
+    """kwcell {kind}, as MindSpore's graph parser reads it: positional calls only."""
+    if kwargs:
+        raise TypeError(_kwcell_message)
+    return _kwcell_gradient(*args)
 '''
 
 
@@ -74,55 +112,91 @@ def _positions(fn: Any, sig: Signature | None, grad_position: Any) -> Any:
     return resolved[0] if isinstance(grad_position, str) else tuple(resolved)
 
 
-class _GradFunction:
-    """A MindSpore gradient function that also takes keyword arguments."""
-
-    def __init__(self, make: Callable[..., Any], fn: Any, grad_position: Any, **options: Any) -> None:
-        self._fn = fn
-        sig = _signature(fn)
-        # Fast path: a purely positional call that fills every parameter needs no binding.
-        # Not with keyword-only parameters: Python rejects them given positionally.
-        positional = sig is not None and all(p.kind is not KEYWORD_ONLY for p in sig.params)
-        self._n = len(sig.params) if sig is not None and positional else -1
-        self._bind: Callable[..., tuple[Any, ...]] | None = None
-        # A cell's (or a method's) binder takes a placeholder self, so that Python's messages
-        # count arguments as they would for ``net.construct(...)``.
-        method = isinstance(fn, (nn.Cell, types.MethodType))
-        self._self: tuple[None, ...] = (None,) if method else ()
-        target = fn
-        if sig is not None:
-            label = _describe(fn)
-            self._bind = make_binder(sig, label=label, qualname=label, owner=self, with_self=method)
-            if any(p.kind is KEYWORD_ONLY for p in sig.params):
-                target = _adapter(fn, sig, label, self)
-        self._inner = make(target, grad_position=_positions(fn, sig, grad_position), **options)
-        self.__wrapped__ = fn
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and len(args) == self._n:
-            return self._inner(*args)
-        if self._bind is None:
-            if kwargs and ms.get_context("mode") == ms.GRAPH_MODE:
-                msg = (
-                    f"{_describe(self._fn)} takes *args/**kwargs, so keyword arguments cannot be "
-                    "bound for a GRAPH_MODE gradient; pass them positionally"
-                )
-                raise TypeError(msg)
-            return self._inner(*args, **kwargs)
-        return self._inner(*self._bind(*self._self, *args, **kwargs))
+_GLOBALS = {"__name__": __name__, "__builtins__": __builtins__}
 
 
-def _adapter(fn: Any, sig: Signature, label: str, owner: object) -> Callable[..., Any]:
-    call = call_text(sig.params)
-    return compile_unit(
-        kind="adapter",
-        label=label,
-        header=f"Generated by kwcell for {label} (adapter). Do not edit.",
-        body=_ADAPTER.format(names=", ".join(sig.names), call=call, label=label),
-        closure={"_kwcell_fn": fn},
-        globals_={"__name__": __name__, "__builtins__": __builtins__},
-        owner=owner,
-    )["positional"]
+def _units(kind: str, fn: Any, sig: Signature, gradient: types.CellType) -> list[Unit]:
+    """The gradient function's unit and, for keyword-only parameters, the adapter's."""
+    method = isinstance(fn, (nn.Cell, types.MethodType))
+    signature, default_refs, closure = signature_source(sig, with_self=method)
+    body = _GRADIENT.format(
+        kind=kind, signature=signature, default_refs=default_refs, args=", ".join(sig.names)
+    )
+    cells = {"_kwcell_gradient": gradient}
+    units = [Unit("gradient", body, _GLOBALS, closure, cells, defaults={kind: defaults_of(sig)})]
+    if any(p.kind is KEYWORD_ONLY for p in sig.params):
+        adapter = _ADAPTER.format(names=", ".join(sig.names), call=call_text(sig.params))
+        message = (
+            f"{_describe(fn)} is not a function, method or Cell: MindSpore cannot compile its "
+            "gradient in GRAPH_MODE or @ms.jit (it would silently be zero); wrap it in a def"
+        )
+        units.append(Unit("adapter", adapter, _GLOBALS, {"_kwcell_fn": fn, "_kwcell_message": message}))
+    return units
+
+
+def _compile(
+    kind: str, label: str, params: str, units: list[Unit]
+) -> dict[str, dict[str, types.FunctionType]]:
+    # The label is the user's __qualname__ or repr: it reaches the generated file's name and
+    # header comment only as plain characters, never as code.
+    safe = re.sub(r"[^\w.<>-]", "_", label)[:100]
+    mapping = f"{safe} -> MindSpore's {kind}({params})"
+    return compile_units(
+        kind=kind, label=safe, header=HEADER.format(label=safe, kind=kind, mapping=mapping), units=units
+    )
+
+
+def _finish(function: types.FunctionType, kind: str, label: str) -> types.FunctionType:
+    """Name the generated function after ``label`` and drop its file with it."""
+    function.__qualname__ = label
+    function.__doc__ = f"kwcell.{kind} of {label}: {function.__doc__}"
+    weakref.finalize(function, _release, function.__code__.co_filename)
+    return function
+
+
+def _make(
+    kind: str, make: Callable[..., Any], fn: Any, grad_position: Any, **options: Any
+) -> Callable[..., Any]:
+    """MindSpore's gradient object for ``fn`` behind a generated function with ``fn``'s signature."""
+    sig = _signature(fn)
+    positions = _positions(fn, sig, grad_position)
+    label = _describe(fn)
+    if sig is None:
+        return _unbound(kind, label, make(fn, grad_position=positions, **options))
+    gradient = types.CellType()  # filled below, once MindSpore's gradient object exists
+    fns = _compile(kind, label, ", ".join(sig.names), _units(kind, fn, sig, gradient))
+    adapter = fns.get("adapter")
+    if adapter is not None and not isinstance(fn, (types.FunctionType, types.MethodType, nn.Cell)):
+        # Compiled, the adapter would call an object MindSpore runs as opaque Python (e.g. a
+        # functools.partial): a constant, whose gradient is silently zero. Python runs it fine.
+        adapter["positional"].__wrapped__ = adapter["graph"]  # type: ignore[attr-defined]
+    target = adapter["positional"] if adapter is not None else fn
+    gradient.cell_contents = make(target, grad_position=positions, **options)
+    function = _finish(fns["gradient"][kind], kind, label)
+    # A cell's (or a method's) gradient function is a method of the same object, so that
+    # Python's messages count arguments as they would for ``net.construct(...)``.
+    if isinstance(fn, nn.Cell):
+        return types.MethodType(function, fn)
+    if isinstance(fn, types.MethodType):
+        return types.MethodType(function, fn.__self__)
+    return function
+
+
+def _graph_mode() -> bool:
+    return bool(ms.get_context("mode") == ms.GRAPH_MODE)
+
+
+def _unbound(kind: str, label: str, gradient: Callable[..., Any]) -> Callable[..., Any]:
+    """The gradient of a function that takes ``*args``/``**kwargs``: calls are passed on."""
+    message = (
+        f"{label} takes *args/**kwargs, so keyword arguments cannot be bound for a GRAPH_MODE "
+        "or @ms.jit gradient; pass them positionally"
+    )
+    closure = {"_kwcell_gradient": gradient, "_kwcell_graph_mode": _graph_mode, "_kwcell_message": message}
+    fns = _compile(kind, label, "*args", [Unit("unbound", _UNBOUND.format(kind=kind), _GLOBALS, closure)])
+    function = _finish(fns["unbound"][kind], kind, label)
+    function.__wrapped__ = fns["unbound"]["graph"]  # type: ignore[attr-defined]
+    return function
 
 
 def grad(
@@ -135,9 +209,10 @@ def grad(
     """:func:`mindspore.grad` that accepts keyword arguments at the call, in every mode.
 
     ``grad_position`` counts the parameters of ``fn`` (for a cell, of its ``construct``) and
-    may name them: ``kwcell.grad(net, grad_position=("x", "y"))(a, y=b)``.
+    may name them: ``kwcell.grad(net, grad_position=("x", "y"))(a, y=b)``. The result has
+    ``fn``'s signature, so keyword calls bind inside ``@ms.jit`` functions and cells too.
     """
-    return _GradFunction(ms.grad, fn, grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids)
+    return _make("grad", ms.grad, fn, grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids)
 
 
 def value_and_grad(
@@ -148,6 +223,12 @@ def value_and_grad(
     return_ids: bool = False,
 ) -> Callable[..., Any]:
     """:func:`mindspore.value_and_grad` that accepts keyword arguments at the call, in every mode."""
-    return _GradFunction(
-        ms.value_and_grad, fn, grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids
+    return _make(
+        "value_and_grad",
+        ms.value_and_grad,
+        fn,
+        grad_position,
+        weights=weights,
+        has_aux=has_aux,
+        return_ids=return_ids,
     )

@@ -165,8 +165,6 @@ class _Bprop:
     units: list[Unit]
     static: bool
     note: str
-    #: Extra functions to set on the class by name (the rewritten bprop, for GRAPH_BPROP).
-    extra: tuple[str, ...] = ()
 
 
 def _raise_unit(name: str, fmt: dict[str, Any], error: str, message: str, closure: dict[str, Any]) -> Unit:
@@ -235,7 +233,7 @@ def _bprop_units(
         {"__name__": __name__, "__builtins__": __builtins__},
         closure={"_kwcell_normalize": _runtime.normalize},
     )
-    return _Bprop([py, user, graph], False, note, ("rewritten",)), list(rewritten.notes)
+    return _Bprop([py, user, graph], False, note), list(rewritten.notes)
 
 
 def _decorated(bprop: Callable[..., Any]) -> bool:

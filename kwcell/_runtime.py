@@ -1,38 +1,119 @@
-"""Helpers the generated ``bprop`` calls at run time.
+"""Helpers the generated ``bprop`` calls at run time: every return form, one tuple.
 
 They are parsed by MindSpore's graph compiler in GRAPH_MODE and under ``@ms.jit``, so they
 use only constructs it accepts: ``isinstance`` on values whose type is known when compiling,
-tuples built by concatenation, loops over constant ranges, and ``raise`` under constant
-conditions.
+tuples built by concatenation, loops over constant ranges, recursion over nested tuples whose
+structure is known when compiling, and ``raise`` under constant conditions.
+
+What an input needs as its gradient entry is decided by the input itself:
+
+- a Tensor: the gradient bprop gave, or ``zeros_like(input)``;
+- a tuple or list (of Tensors, numbers...): one entry per element, each decided by the same
+  rules (MindSpore gives such an input a tuple of gradients): a tuple for a tuple and a list
+  for a list in a graph, a list in PyNative;
+- a number made variable with ``ms.mutable`` inside a graph: differentiable, so the gradient
+  bprop gave, or ``0``;
+- anything else (Python numbers, bool, str, None, constants): a placeholder, ``0``.
 """
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
+import mindspore.ops.functional as F
 from mindspore import Parameter, Tensor, ops
 from mindspore.ops import constexpr
 
 __all__ = ["in_graph", "normalize", "zero"]
 
+# One primitive instance for every zero kwcell generates. ``ops.zeros_like`` (a function) in
+# a generated bprop breaks GRAPH_MODE compilation when the cell's construct calls
+# ``ops.zeros_like`` too ("The func graph is empty ... zeros_like"); the primitive does not.
+_ZEROS_LIKE = ops.ZerosLike()
+
 
 def zero(x: Any) -> Any:
-    """The gradient placeholder for an input: ``zeros_like`` for a Tensor, ``0`` otherwise."""
+    """The gradient placeholder for an input.
+
+    ``zeros_like`` for a Tensor, a tuple of placeholders for a tuple or list, ``0`` otherwise.
+    """
     if isinstance(x, Tensor):
-        return ops.zeros_like(x)
+        return _ZEROS_LIKE(x)
+    if isinstance(x, (tuple, list)):
+        result: tuple[Any, ...] = ()
+        for i in range(len(x)):
+            result = result + (zero(x[i]),)  # noqa: RUF005 - graph-parsed
+        return _sequence_grad(result, x)
     return 0
 
 
-def _fill(grad: Any, x: Any) -> Any:
+def _sequence_grad(result: tuple[Any, ...], x: Any) -> Any:
+    """The gradient of a tuple or list input ``x``: in a graph, of ``x``'s own type.
+
+    In PyNative always a list: PyNative reads a bprop result ``((g0, g1), gy)`` as
+    MindSpore's weight form ``(input_grads, {parameter: grad})``; a list is not mistaken
+    for it.
+    """
+    if in_graph() and isinstance(x, tuple):
+        return result
+    return list(result)
+
+
+def _variable_scalar(x: Any) -> bool:
+    """Whether ``x`` is a number made variable by ``ms.mutable`` inside a graph (differentiable).
+
+    In PYNATIVE, MindSpore gives such inputs no gradient and passes them to bprop as plain
+    numbers, so they only need a placeholder there.
+    """
+    if isinstance(x, (int, float)):
+        return in_graph() and not F.isconstant(x)
+    return False
+
+
+def _fill(grad: Any, x: Any, name: str, where: str) -> Any:
+    """The gradient entry for input ``x`` (parameter ``name``) from what bprop gave for it."""
     if x is None and grad is not None:
         # An input left out by ``used_bprop_inputs`` reaches bprop as None: its type is
         # unknown here, so the gradient bprop gave is passed on as it is.
         return grad
-    if not isinstance(x, Tensor):
-        return 0
     if grad is None:
-        return ops.zeros_like(x)
-    return grad
+        return zero(x)
+    if isinstance(x, Tensor):
+        return grad
+    if isinstance(x, (tuple, list)):
+        return _fill_sequence(grad, x, name, where)
+    if _variable_scalar(x):
+        return grad
+    return 0
+
+
+def _fill_sequence(grad: Any, x: Any, name: str, where: str) -> Any:
+    """A tuple input's gradient: one entry per element, like MindSpore's own gradient of it."""
+    if isinstance(grad, (tuple, list)):
+        if len(grad) != len(x):
+            raise ValueError(
+                where
+                + " returned "
+                + str(len(grad))
+                + " gradients for '"
+                + name
+                + "', a tuple input with "
+                + str(len(x))
+                + " elements; return a tuple with one entry per element (None for zeros)"
+            )
+        result: tuple[Any, ...] = ()
+        for i in range(len(x)):
+            result = result + (_fill(grad[i], x[i], name, where),)  # noqa: RUF005 - graph-parsed
+        return _sequence_grad(result, x)
+    if isinstance(grad, Tensor):
+        raise ValueError(
+            where
+            + " returned a single Tensor for '"
+            + name
+            + "', a tuple input; return a tuple with one entry per element (None for zeros)"
+        )
+    return zero(x)  # a placeholder such as 0: placeholders for every element
 
 
 def _from_sequence(
@@ -51,7 +132,7 @@ def _from_sequence(
         )
     result: tuple[Any, ...] = ()
     for i in range(len(inputs)):
-        result = result + (_fill(grads[i], inputs[i]),)  # noqa: RUF005 - graph-parsed
+        result = result + (_fill(grads[i], inputs[i], names[i], where),)  # noqa: RUF005 - graph-parsed
     return result
 
 
@@ -65,9 +146,49 @@ def _from_dict(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], wher
     result: tuple[Any, ...] = ()
     for i in range(len(inputs)):
         if names[i] in grads:
-            result = result + (_fill(grads[names[i]], inputs[i]),)  # noqa: RUF005 - graph-parsed
+            result = result + (_fill(grads[names[i]], inputs[i], names[i], where),)  # noqa: RUF005 - graph-parsed
         else:
             result = result + (zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
+    return result
+
+
+def _may_be_tensor(x: Any) -> bool:
+    """Whether a bare gradient can belong to input ``x``: a Tensor, a differentiable number,
+    or None (an input left out by ``used_bprop_inputs``, whose type is unknown)."""
+    return x is None or isinstance(x, Tensor) or _variable_scalar(x)
+
+
+def _tensor_names(inputs: tuple[Any, ...], names: tuple[str, ...]) -> str:
+    found = ""
+    for i in range(len(inputs)):
+        if isinstance(inputs[i], Tensor):
+            found = found + ("" if found == "" else ", ") + "'" + names[i] + "': ..."
+    return found
+
+
+def _from_single(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
+    """A bare value: the gradient of the first input, zeros for the rest."""
+    if len(inputs) == 0:
+        raise ValueError(where + " returned a gradient, but construct takes no inputs; return ()")
+    if not _may_be_tensor(inputs[0]):
+        # Never a silent zero: the first input needs only a placeholder, so the Tensor bprop
+        # computed would be thrown away.
+        raise ValueError(
+            where + " returned a single value, which would be the gradient of the first construct "
+            "parameter '"
+            + names[0]
+            + "', but '"
+            + names[0]
+            + "' is not a Tensor, so that gradient would be lost; return a dict keyed by "
+            "parameter name, e.g. {"
+            + _tensor_names(inputs, names)
+            + "}, or a tuple with one entry per construct parameter ("
+            + ", ".join(names)
+            + ")"
+        )
+    result: tuple[Any, ...] = (_fill(grads, inputs[0], names[0], where),)
+    for i in range(1, len(inputs)):
+        result = result + (zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
     return result
 
 
@@ -85,10 +206,7 @@ def _inputs_part(
             + ", ".join(names)
             + "), a dict keyed by name, or a Tensor for the first one"
         )
-    result: tuple[Any, ...] = (_fill(grads, inputs[0]),)
-    for i in range(1, len(inputs)):
-        result = result + (zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
-    return result
+    return _from_single(grads, inputs, names, where)
 
 
 def _has_parameter_keys(grads: Any) -> bool:
@@ -107,17 +225,35 @@ def split_parameter_keys(grads: dict[Any, Any]) -> tuple[dict[str, Any], dict[An
     return by_name, weights
 
 
+def check_python_value(grads: Any, names: tuple[str, ...], where: str) -> None:
+    """PYNATIVE only: reject a return value no gradient can be made of, naming the class.
+
+    (In a graph, MindSpore's compiler has already turned a generator into a list.)
+    """
+    if isinstance(grads, (types.GeneratorType, set, frozenset)) or hasattr(grads, "__next__"):
+        kind = "a set" if isinstance(grads, (set, frozenset)) else "a generator or iterator"
+        msg = (
+            f"{where} returned {kind}; return a tuple with one gradient per construct parameter "
+            f"({', '.join(names)}) (e.g. tuple(...) around it), a dict keyed by parameter name, "
+            "or a Tensor for the first parameter"
+        )
+        raise TypeError(msg)
+
+
 def normalize(
     grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str, extras_ok: bool = False
 ) -> Any:
-    """Turn any return form SPEC 2.3 allows into MindSpore's tuple, one entry per input.
+    """Turn any return form bprop may use into MindSpore's tuple, one entry per input.
 
-    ``(input_grads, {parameter: grad})``, MindSpore's PyNative weight form, keeps its weights;
-    a dict that also holds ``Parameter`` keys (``{"x": gx, self.w: gw}``) is split into
-    that form. Weight gradients reach MindSpore only for cells with ``internal_params``.
-    With ``extras_ok`` (a bprop in MindSpore's own positional form), gradients beyond the
-    inputs are ignored, as MindSpore ignores them.
+    A tuple (``None`` entries become zeros), a dict keyed by parameter name, or a bare value
+    (the first input's gradient). ``(input_grads, {parameter: grad})``, MindSpore's PyNative
+    weight form, keeps its weights; a dict that also holds ``Parameter`` keys
+    (``{"x": gx, self.w: gw}``) is split into that form. Weight gradients reach MindSpore only
+    for cells with ``internal_params``. With ``extras_ok`` (a bprop in MindSpore's own
+    positional form), gradients beyond the inputs are ignored, as MindSpore ignores them.
     """
+    if not in_graph():
+        check_python_value(grads, names, where)
     if isinstance(grads, tuple) and len(grads) == 2 and isinstance(grads[1], dict):
         return (_inputs_part(grads[0], inputs, names, where, extras_ok), grads[1])
     if _has_parameter_keys(grads):

@@ -22,6 +22,7 @@ from typing import Any
 
 from ._codegen import AST_LOCK
 from ._errors import KwCellDefinitionError
+from ._returns import check_return
 from ._spec import CellSpec
 from ._validate import BY_POSITION, check_returned_literal
 
@@ -91,6 +92,30 @@ class _Text:
         return self.data[a:b].decode("utf-8")
 
 
+def _has_none_entry(node: ast.expr) -> bool:
+    """Whether ``node`` is a tuple/list literal with a ``None`` entry, at any depth."""
+    if not isinstance(node, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in node.elts):
+        return False
+    return any((isinstance(e, ast.Constant) and e.value is None) or _has_none_entry(e) for e in node.elts)
+
+
+def _entry(node: ast.expr, input_text: str, text: _Text) -> str:
+    """The source of one gradient entry for the input named by ``input_text``.
+
+    ``None`` becomes that input's zeros; a tuple or list literal (the gradient of a tuple
+    input) is rewritten element by element, so ``(None, g)`` gives zeros for element 0.
+    """
+    if isinstance(node, ast.Constant) and node.value is None:
+        return f"{ZERO}({input_text})"
+    if _has_none_entry(node):
+        assert isinstance(node, (ast.Tuple, ast.List))
+        parts = [_entry(e, f"{input_text}[{i}]", text) for i, e in enumerate(node.elts)]
+        if isinstance(node, ast.List):
+            return "[" + ", ".join(parts) + "]"
+        return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+    return text.segment(node)
+
+
 def _return_text(
     spec: CellSpec, ret: ast.Return, text: _Text, first_line: int, notes: list[str] | None
 ) -> str | None:
@@ -108,7 +133,7 @@ def _return_text(
     ):
         keys = [k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
         check_returned_literal(spec, line, keys=keys)
-        by_name = {key: text.segment(v) for key, v in zip(keys, value.values, strict=True)}
+        by_name = {key: _entry(v, _alias(key), text) for key, v in zip(keys, value.values, strict=True)}
         items = [by_name.get(n, zero[n]) for n in names]
     elif isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
         if any(isinstance(e, ast.Dict) for e in value.elts):
@@ -119,10 +144,7 @@ def _return_text(
         if note is not None and notes is not None:
             notes.append(note)
         elts = value.elts[: len(names)]
-        items = [
-            zero[n] if isinstance(e, ast.Constant) and e.value is None else text.segment(e)
-            for n, e in zip(names, elts, strict=True)
-        ]
+        items = [_entry(e, _alias(n), text) for n, e in zip(names, elts, strict=True)]
     else:
         return None
     return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
@@ -289,6 +311,8 @@ def rewrite_bprop(
     replacements: list[tuple[int, int, str]] = []
     static = True
     for ret in _returns(fdef):
+        if ret.value is not None:
+            check_return(spec, ret.value, f"{spec.qualname}.bprop (line {first_line + ret.lineno - 1})")
         tuple_text = _return_text(spec, ret, text, first_line, notes) if ret.value is not None else None
         if tuple_text is None:
             static = False

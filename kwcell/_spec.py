@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
@@ -37,6 +37,8 @@ class Param:
     name: str
     kind: inspect._ParameterKind
     default: Any = EMPTY
+    #: As written (a string under ``from __future__ import annotations``); not compared.
+    annotation: Any = field(default=EMPTY, compare=False)
 
     @property
     def has_default(self) -> bool:
@@ -108,7 +110,7 @@ def signature_of(fn: Callable[..., Any], *, has_self: bool = True) -> Signature:
         elif p.kind is inspect.Parameter.VAR_KEYWORD:
             var_keyword = p.name
         else:
-            named.append(Param(p.name, p.kind, p.default))
+            named.append(Param(p.name, p.kind, p.default, p.annotation))
     return Signature(self_name, tuple(named), var_positional, var_keyword)
 
 

@@ -147,11 +147,16 @@ def test_positional_form_values_are_the_analytic_gradient(any_mode: str) -> None
     np.testing.assert_allclose(gy.asnumpy(), X, rtol=1e-6)
 
 
-def test_keyword_call_reaches_a_positional_form_bprop_by_position(mode: str) -> None:
+def test_keyword_call_reaches_a_positional_form_bprop_by_position(any_mode: str) -> None:
     """The reason to switch: nn.Cell would hand bprop the call's order, KwCell construct's."""
     net = MulAdd()
     g = kwcell.grad(net, grad_position=("x", "y"))
-    gx, gy = g(y=Tensor(Y), x=Tensor(X))
+
+    @ms.jit
+    def step(a: Tensor, b: Tensor) -> Any:
+        return g(y=b, x=a)
+
+    gx, gy = step(Tensor(X), Tensor(Y)) if any_mode == "jit" else g(y=Tensor(Y), x=Tensor(X))
     np.testing.assert_allclose(gx.asnumpy(), Y + 1, rtol=1e-6)
     np.testing.assert_allclose(gy.asnumpy(), X, rtol=1e-6)
 
@@ -233,12 +238,15 @@ def test_jit_on_a_mindspore_form_bprop_warns_then_raises_at_the_gradient() -> No
         ms.grad(JitBprop())(Tensor(X))
 
 
-class Extra(KwCell):
-    def construct(self, x: Tensor) -> Any:
-        return x * 3
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", KwCellWarning)  # the warning is tested below
 
-    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
-        return dout * 3, dout  # the second was meant for a weight
+    class Extra(KwCell):
+        def construct(self, x: Tensor) -> Any:
+            return x * 3
+
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return dout * 3, dout  # the second was meant for a weight
 
 
 class PlainExtra(nn.Cell):

@@ -1,0 +1,113 @@
+"""Return rules checked when the class is created, from bprop's source (no MindSpore).
+
+Two returns are certain mistakes whatever the values turn out to be:
+
+- a generator expression (``return (g for g in grads)``): MindSpore cannot use one as
+  gradients;
+- a single value (``return dout * ops.cos(x)``) when construct's first parameter cannot be a
+  Tensor (a non-Tensor default such as ``scale=2.0``, or an annotation such as ``float``): a
+  bare return is the first parameter's gradient, and that input only takes a placeholder, so
+  the gradient would be lost.
+
+A return whose value is only known at run time (a variable, a call) is checked by
+``kwcell._runtime.normalize`` when the gradient is taken.
+"""
+
+from __future__ import annotations
+
+import ast
+import typing
+from typing import Any
+
+from ._errors import KwCellDefinitionError
+from ._spec import CellSpec, Param, safe_repr
+
+__all__ = ["check_return", "not_a_tensor"]
+
+_NON_TENSOR_TYPES = (bool, int, float, complex, str, bytes, tuple, list, dict)
+_NON_TENSOR_NAMES = {t.__name__ for t in _NON_TENSOR_TYPES}
+
+
+def _annotation_name(annotation: Any) -> str | None:
+    """The builtin non-Tensor type an annotation names (``float``, ``"int"``, ``tuple[int]``)."""
+    if isinstance(annotation, str):
+        name = annotation.strip().strip("\"'").split("[", 1)[0].strip()
+        return name if name in _NON_TENSOR_NAMES else None
+    origin = typing.get_origin(annotation) or annotation
+    if isinstance(origin, type) and origin in _NON_TENSOR_TYPES:
+        return origin.__name__
+    return None
+
+
+def not_a_tensor(param: Param) -> str | None:
+    """Why ``param`` can never receive a Tensor (its default or annotation), or ``None``."""
+    if param.has_default and isinstance(param.default, _NON_TENSOR_TYPES):
+        return f"its default is {safe_repr(param.default)}"
+    name = _annotation_name(param.annotation)
+    if name is not None:
+        return f"it is annotated '{name}'"
+    return None
+
+
+def _sequence_literal(node: ast.expr) -> bool:
+    return isinstance(node, (ast.Tuple, ast.List, ast.ListComp, ast.GeneratorExp, ast.Starred))
+
+
+def _int_constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _number_constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float, complex)
+
+
+def single_value(node: ast.expr) -> bool:
+    """Whether ``node`` certainly evaluates to one value, never a tuple, list or dict.
+
+    Arithmetic that sequences do not support (``-g``, ``a - b``, ``a / b``, ``a @ b``...),
+    ``*`` unless one side may be a sequence repeated by an int, ``+`` when one side is
+    itself a single value. Names, calls and subscripts are unknown (they may hold tuples).
+    """
+    if isinstance(node, ast.UnaryOp):
+        return not isinstance(node.op, ast.Not)
+    if not isinstance(node, ast.BinOp):
+        return False
+    left, right = node.left, node.right
+    if _sequence_literal(left) or _sequence_literal(right):
+        return False
+    if isinstance(node.op, ast.Mult):
+        return not (_int_constant(left) or _int_constant(right))
+    if isinstance(node.op, ast.Add):
+        return single_value(left) or single_value(right) or _number_constant(left) or _number_constant(right)
+    return True
+
+
+def check_return(spec: CellSpec, value: ast.expr, where: str) -> None:
+    """Raise :class:`KwCellDefinitionError` for a ``return`` that cannot give gradients.
+
+    ``where`` names the bprop and the line: ``Net.bprop (line 12)``.
+    """
+    names = spec.names
+    expected = ", ".join(names)
+    if isinstance(value, ast.GeneratorExp):
+        msg = (
+            f"{where}: returns a generator, which MindSpore cannot use as gradients; return a "
+            f"tuple with one gradient per construct parameter ({expected}) (write tuple(...) "
+            "around it), a dict keyed by parameter name, or a Tensor for the first parameter"
+        )
+        raise KwCellDefinitionError(msg)
+    if not names or not single_value(value):
+        return
+    first = spec.construct.params[0]
+    reason = not_a_tensor(first)
+    if reason is None:
+        return
+    tensors = [p.name for p in spec.construct.params if not_a_tensor(p) is None]
+    example = "{" + ", ".join(f'"{n}": ...' for n in tensors) + "}, " if tensors else ""
+    msg = (
+        f"{where}: returns a single value, which would be the gradient of the first construct "
+        f"parameter '{first.name}', but '{first.name}' cannot be a Tensor ({reason}), so that "
+        f"gradient would be lost; return a dict keyed by parameter name, e.g. {example}or a "
+        f"tuple with one entry per construct parameter ({expected})"
+    )
+    raise KwCellDefinitionError(msg)
