@@ -46,6 +46,7 @@ COVERED = (
     "mindspore.common.initializer",
     "mindspore.nn",
     "mindspore.ops",
+    "mindspore.ops.functional",
     "mindspore.train",
     "mindspore.dataset",
     "mindspore.communication",
