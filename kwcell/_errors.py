@@ -17,6 +17,9 @@ class KwCellDefinitionError(TypeError):
     #: of kwcell's own (a dict return) that never worked on ``nn.Cell``, or bprop names that
     #: read one way by position and another by name.
     _kwcell_at_definition: bool = False
+    #: The builtin exception a graph raises for this error when it is deferred to gradient
+    #: time (what MindSpore raises for the same mistake on ``nn.Cell``).
+    _kwcell_graph_error: str = "TypeError"
 
 
 class GradcheckError(AssertionError):

@@ -27,7 +27,14 @@ from ._errors import KwCellDefinitionError, KwCellWarning
 from ._source import ZERO, rewrite_bprop
 from ._spec import POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, safe_repr, signature_of
 from ._templates import CORE, CORE_STATIC, DISPATCHER, GRAPH_BPROP, HEADER, PY_BPROP, RAISE_BPROP
-from ._validate import BY_NAME, CLASSIC_ARGS, check_bprop, check_construct, is_mindspore_form
+from ._validate import (
+    BY_NAME,
+    CLASSIC_ARGS,
+    check_bprop,
+    check_construct,
+    is_mindspore_form,
+    passes_through,
+)
 
 __all__ = ["KwCellInfo", "KwCellMeta", "info_of", "own_infos"]
 
@@ -165,6 +172,9 @@ class _Bprop:
     units: list[Unit]
     static: bool
     note: str
+    #: What the graph version calls as ``self._kwcell_rbprop_<token>`` when it is not one of
+    #: the units (the user's own ``bprop(self, *args)``, which needs no rewriting).
+    rbprop: Callable[..., Any] | None = None
 
 
 def _raise_unit(name: str, fmt: dict[str, Any], error: str, message: str, closure: dict[str, Any]) -> Unit:
@@ -184,6 +194,7 @@ def _bprop_units(
     deferred: str | None,
     lenient: bool,
     token: int,
+    graph_error: str = "TypeError",
 ) -> tuple[_Bprop, list[str]]:
     """Units for the PYNATIVE bprop (``py``) and its graph version (``graph``), and warnings."""
     names = spec.names
@@ -201,7 +212,7 @@ def _bprop_units(
         # MindSpore's own form with a problem MindSpore reports only at gradient time: so
         # does kwcell (it warned when the class was created).
         py = _raise_unit("py", fmt, "_kwcell_error", deferred, {"_kwcell_error": KwCellDefinitionError})
-        graph = _raise_unit("graph", fmt, "TypeError", deferred, {})
+        graph = _raise_unit("graph", fmt, graph_error, deferred, {})
         return _Bprop([py, graph], True, "bprop: raises its definition error when the gradient is taken"), []
     py = Unit(
         "py",
@@ -209,6 +220,17 @@ def _bprop_units(
         {"__name__": __name__, "__builtins__": __builtins__},
         closure={"_kwcell_user": bprop, "_kwcell_normalize": _runtime.normalize},
     )
+    graph = Unit(
+        "graph",
+        GRAPH_BPROP.format(**fmt),
+        {"__name__": __name__, "__builtins__": __builtins__},
+        closure={"_kwcell_normalize": _runtime.normalize},
+    )
+    if reading == CLASSIC_ARGS:
+        # bprop(self, *args) takes construct's inputs as they come: the graph compiler parses
+        # the user's own function, as for nn.Cell, and its return is normalised.
+        note = "bprop: the classic bprop(self, *args), called positionally; its return normalised"
+        return _Bprop([py, graph], False, note, rbprop=bprop), []
     rewritten = rewrite_bprop(bprop, spec, reading, lenient=lenient, super_attr=f"_kwcell_super_{token}")
     if rewritten is None:
         message = (
@@ -227,12 +249,6 @@ def _bprop_units(
     note = f"bprop: the user's own in PYNATIVE; rewritten from {rewritten.origin} for the graph compiler"
     if rewritten.static:
         return _Bprop([py, user], True, note), list(rewritten.notes)
-    graph = Unit(
-        "graph",
-        GRAPH_BPROP.format(**fmt),
-        {"__name__": __name__, "__builtins__": __builtins__},
-        closure={"_kwcell_normalize": _runtime.normalize},
-    )
     return _Bprop([py, user, graph], False, note), list(rewritten.notes)
 
 
@@ -242,7 +258,8 @@ def _decorated(bprop: Callable[..., Any]) -> bool:
 
 def _generate(
     cls: type, construct: Callable[..., Any], bprop: Callable[..., Any], inherited_bprop: str
-) -> KwCellInfo:
+) -> KwCellInfo | None:
+    """Check and generate; ``None`` for a cell kwcell leaves to MindSpore as it is."""
     bsig = signature_of(bprop)
     spec = CellSpec(
         module=cls.__module__,
@@ -252,6 +269,8 @@ def _generate(
         inherited_bprop=inherited_bprop,
     )
     check_construct(spec)
+    if passes_through(spec):
+        return None
     token = next(_TOKENS)
     # MindSpore's own forms keep MindSpore's timing: a problem nn.Cell reports only when the
     # gradient is taken is a warning now and an error then, so that one broken cell does not
@@ -267,15 +286,14 @@ def _generate(
                 "bprop itself, and kwcell reads its source); move the decorated logic into a helper"
             )
             raise KwCellDefinitionError(msg)
-        if reading == CLASSIC_ARGS:
-            bprop_parts, notes = None, list[str]()
-        else:
-            bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, None, lenient, token)
+        bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, None, lenient, token)
     except KwCellDefinitionError as exc:
         if not lenient or exc._kwcell_at_definition:
             raise
         deferred = f"{exc}"
-        bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, deferred, lenient, token)
+        bprop_parts, notes = _bprop_units(
+            cls, spec, bprop, reading, deferred, lenient, token, graph_error=exc._kwcell_graph_error
+        )
         notes = [
             f"{deferred} (MindSpore's bprop form: the gradient of {cls.__qualname__} will raise this error)"
         ]
@@ -287,10 +305,9 @@ def _generate(
     args = ", ".join(names)
     module_globals = vars(inspect.getmodule(cls) or types.ModuleType(cls.__module__))
     construct_args = call_text(spec.construct.params)
-    static = bprop_parts.static if bprop_parts is not None else True
     core_unit = Unit(
         "core",
-        (CORE_STATIC if static else CORE).format(
+        (CORE_STATIC if bprop_parts.static else CORE).format(
             self_args=", ".join(["self", *names]),
             construct_args=construct_args,
             token=token,
@@ -312,18 +329,11 @@ def _generate(
         closure=closure,
         defaults={"construct": defaults_of(spec.construct)},
     )
-    units = [core_unit, dispatcher_unit]
-    if bprop_parts is not None:
-        units += bprop_parts.units
+    units = [core_unit, dispatcher_unit, *bprop_parts.units]
     units.append(
         binder_unit(spec.construct, qualname=f"{qualname}.construct", with_self=True, rendered=rendered)
     )
-    note = (
-        bprop_parts.note
-        if bprop_parts is not None
-        else "bprop: the classic bprop(self, *args), called positionally"
-    )
-    mapping = f"construct({signature}) -> core({args}); {note}"
+    mapping = f"construct({signature}) -> core({args}); {bprop_parts.note}"
     fns = compile_units(
         kind="bprop",
         label=label,
@@ -332,23 +342,21 @@ def _generate(
         owner=cls,
         defer_write=True,  # written when the first instance is created (KwCell.__init__)
     )
-    py_bprop: Callable[..., Any] = bprop
-    graph_bprop: Callable[..., Any] = bprop
+    (py_bprop,) = fns["py"].values()
+    (graph_bprop,) = fns["graph" if "graph" in fns else "rewritten"].values()
     extra: dict[str, Callable[..., Any]] = {}
-    if bprop_parts is not None:
-        (py,) = fns["py"].values()
-        graph_unit = "graph" if "graph" in fns else "rewritten"
-        (graph,) = fns[graph_unit].values()
-        if "rewritten" in fns and graph_unit == "graph":
-            (rewritten_fn,) = fns["rewritten"].values()
-            rewritten_fn.__qualname__ = f"{qualname}.bprop"
-            extra[f"_kwcell_rbprop_{token}"] = rewritten_fn
-        for fn in (py, graph):
-            fn.__qualname__ = f"{qualname}.bprop"
-        # MindSpore's graph parser unwraps what it parses: GRAPH_MODE and @ms.jit compile the
-        # positional graph version, PYNATIVE calls the user's own bprop through ``py``.
-        py.__wrapped__ = graph  # type: ignore[attr-defined]
-        py_bprop, graph_bprop = py, graph
+    # GRAPH_BPROP calls the rewritten bprop, or the user's own bprop(self, *args).
+    if "graph" in fns and "rewritten" in fns:
+        (rewritten,) = fns["rewritten"].values()
+        rewritten.__qualname__ = f"{qualname}.bprop"
+        extra[f"_kwcell_rbprop_{token}"] = rewritten
+    elif bprop_parts.rbprop is not None:
+        extra[f"_kwcell_rbprop_{token}"] = bprop_parts.rbprop
+    for fn in (py_bprop, graph_bprop):
+        fn.__qualname__ = f"{qualname}.bprop"
+    # MindSpore's graph parser unwraps what it parses: GRAPH_MODE and @ms.jit compile the
+    # positional graph version, PYNATIVE calls the user's own bprop through ``py``.
+    py_bprop.__wrapped__ = graph_bprop  # type: ignore[attr-defined]
     core_cls = type(
         "_KwCellCore",
         (_KwCellCore,),
@@ -533,6 +541,11 @@ class KwCellMeta(abc.ABCMeta):
             else ""
         )
         info = _generate(cls, construct, bprop, blame)
+        if info is None:
+            # construct(self, *inputs) with bprop(self, *args): an nn.Cell as it stands.
+            type.__setattr__(cls, "bprop", bprop)
+            setattr(cls, _INFO, None)
+            return cls
         assert bprop_owner is not None
         _, parent_bprop = _resolve(cls, "bprop", after=bprop_owner)
         if parent_bprop is not None:

@@ -18,6 +18,7 @@ __all__ = [
     "check_construct",
     "check_returned_literal",
     "is_mindspore_form",
+    "passes_through",
     "same_default",
     "validate",
 ]
@@ -82,6 +83,19 @@ def _fail(spec: CellSpec, method: str, detail: str, *, suggest: bool = True) -> 
     return KwCellDefinitionError(msg)
 
 
+def passes_through(spec: CellSpec) -> bool:
+    """Whether the cell is left to MindSpore as it is: a ``construct`` with ``*inputs`` or
+    ``**kwargs`` and a bprop in MindSpore's own form (``bprop(self, *args)``, or positional
+    parameters). construct's inputs have no fixed names or count to match, so the cell
+    behaves exactly as an ``nn.Cell`` (``mindformers``' recompute cells are written so)."""
+    construct = spec.construct
+    return (
+        spec.bprop is not None
+        and is_mindspore_form(spec.bprop.signature)
+        and (construct.var_positional is not None or construct.var_keyword is not None)
+    )
+
+
 def check_construct(spec: CellSpec) -> None:
     construct = spec.construct
     where = _construct_text(construct)
@@ -104,13 +118,16 @@ def check_construct(spec: CellSpec) -> None:
             f"'self'? write construct({names})"
         )
         raise KwCellDefinitionError(msg)
+    if passes_through(spec):
+        return
     for var in (construct.var_positional, construct.var_keyword):
         if var is not None:
             stars = "*" if var == construct.var_positional else "**"
             msg = (
                 f"{spec.qualname}.construct: parameter '{stars}{var}' in {where} cannot be used with "
-                "a bprop: bprop needs one gradient per named input. Name every input of construct "
-                "explicitly, or drop bprop and let MindSpore differentiate construct"
+                "a bprop that names its inputs: bprop needs one gradient per named input. Name "
+                "every input of construct explicitly, write MindSpore's bprop(self, *args), or drop "
+                "bprop and let MindSpore differentiate construct"
             )
             raise KwCellDefinitionError(msg)
     for p in construct.params:
@@ -289,4 +306,6 @@ def check_returned_literal(
         f"construct parameter in this order: ({expected}); return a dict keyed by "
         "parameter name to give only some of them"
     )
-    raise KwCellDefinitionError(msg)
+    error = KwCellDefinitionError(msg)
+    error._kwcell_graph_error = "ValueError"  # as MindSpore's own count check in a graph
+    raise error

@@ -81,7 +81,14 @@ from mypy.types import LiteralType
 
 from ._errors import KwCellDefinitionError
 from ._spec import EMPTY, BpropSpec, CellSpec, Param, Signature
-from ._validate import CLASSIC_ARGS, check_bprop, check_construct, check_returned_literal, is_mindspore_form
+from ._validate import (
+    CLASSIC_ARGS,
+    check_bprop,
+    check_construct,
+    check_returned_literal,
+    is_mindspore_form,
+    passes_through,
+)
 
 __all__ = ["KWCELL_BPROP", "KwCellPlugin", "plugin"]
 
@@ -452,6 +459,8 @@ def check_class(
     except KwCellDefinitionError as exc:
         report(str(exc), where, False)
         return
+    if passes_through(spec):
+        return  # left to MindSpore exactly as an nn.Cell
     lenient = is_mindspore_form(bsig)
     notes: list[tuple[str, Context]] = []
     at = where

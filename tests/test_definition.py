@@ -134,14 +134,14 @@ class Net(KwCell):
     def construct(self, x, {stars}{name}):
         return x
 
-    def bprop(self, *args):
-        return args[-1]
+    def bprop(self, x, *, out, dout):
+        return {{"x": dout}}
 """
     with pytest.raises(
         KwCellDefinitionError,
         match=re.escape(
             f"Net.construct: parameter '{stars}{name}' in construct(self, x, {stars}{name}) cannot be "
-            "used with a bprop: bprop needs one gradient per named input"
+            "used with a bprop that names its inputs: bprop needs one gradient per named input"
         ),
     ):
         exec(source, {"KwCell": KwCell}, namespace)
@@ -316,3 +316,17 @@ def test_static_or_class_method_bprop_names_the_real_mistake(decorator: Any) -> 
                 return x * 2
 
             bprop = decorator(lambda x, out, dout: (dout * 2,))
+
+
+def test_var_args_construct_with_mindspore_form_bprop_is_left_as_nn_cell() -> None:
+    """construct(self, *inputs) has no names to match: the cell stays exactly an nn.Cell."""
+
+    class Passthrough(KwCell):
+        def construct(self, *inputs: Any) -> Any:
+            return inputs[0] * inputs[1]
+
+        def bprop(self, *args: Any) -> Any:
+            return args[-1] * args[1], args[-1] * args[0]
+
+    assert Passthrough.__dict__["bprop"] is Passthrough.__dict__["_kwcell_own_bprop"]
+    assert getattr(Passthrough(), "has_bprop") is True  # noqa: B009 - MindSpore's own flag

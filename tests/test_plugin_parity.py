@@ -196,6 +196,14 @@ class Child(Base):
     def construct(self, x: ms.Tensor) -> ms.Tensor:
         return 2.0 * x
 """,
+    "var_positional_construct_mindspore_form": """
+class Net(KwCell):
+    def construct(self, *inputs: ms.Tensor) -> ms.Tensor:
+        return inputs[0]
+
+    def bprop(self, *args: ms.Tensor) -> tuple[ms.Tensor, ...]:
+        return tuple(ops.zeros_like(a) for a in args[:-2])
+""",
     "out_in_construct": """
 class Net(KwCell):
     def construct(self, x: ms.Tensor, out: ms.Tensor) -> ms.Tensor:

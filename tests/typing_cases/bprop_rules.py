@@ -154,8 +154,8 @@ class VarArgs(KwCell):
     def construct(self, x: ms.Tensor, *more: ms.Tensor) -> ms.Tensor:
         return x
 
-    def bprop(  # E[mypy]: VarArgs.construct: parameter '*more' in construct(self, x, *more) cannot be used with a bprop
-        self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor
+    def bprop(  # E[mypy]: VarArgs.construct: parameter '*more' in construct(self, x, *more) cannot be used with a bprop that names its inputs
+        self, x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
 
@@ -164,7 +164,7 @@ class VarKwargs(KwCell):
     def construct(self, x: ms.Tensor, **options: float) -> ms.Tensor:
         return x
 
-    def bprop(  # E[mypy]: VarKwargs.construct: parameter '**options' in construct(self, x, **options) cannot be used with a bprop
+    def bprop(  # E[mypy]: VarKwargs.construct: parameter '**options' in construct(self, x, **options) cannot be used with a bprop that names its inputs
         self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor, **kwargs: Any
     ) -> ms.Tensor:
         return dout
