@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 from mindspore import context, nn
 
 from ._codegen import ensure_written
-from ._meta import KwCellMeta, info_of, own_infos
+from ._meta import KwCellMeta, info_of, keyword_only, own_infos
+from ._override import ASSIGNED, construct_attr, route_instance_construct
 
 __all__ = ["HasConstruct", "KwCell"]
 
@@ -25,6 +26,9 @@ class HasConstruct(Protocol[_P, _R_co]):
 
     def construct(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
 
+
+# Attributes rebuilt when a cell is loaded: the cores and an instance's routed forward.
+_PER_PROCESS = ("_kwcell_core", "_kwcell_construct_")
 
 # nn.Cell's pickling (the MindSpore stubs do not declare it).
 _CELL_GETSTATE: Any = nn.Cell.__getstate__
@@ -60,15 +64,37 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
                 object.__setattr__(self, f"_kwcell_core_{own.token}", core)
             object.__setattr__(self, "_kwcell_core", self.__dict__[f"_kwcell_core_{info.token}"])
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # net.construct = f (or jit(net.construct)) replaces the forward the bprop wraps, as on
+        # nn.Cell; the instance keeps its dispatcher, which calls the core.
+        if name == "construct" and (info := info_of(type(self))) is not None:
+            kwonly = keyword_only(info.spec)
+            if route_instance_construct(self, value, info.dispatcher, info.token, kwonly):
+                return
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name == "construct" and (info := info_of(type(self))) is not None:
+            attr = construct_attr(info.token)
+            if attr in self.__dict__:
+                del self.__dict__[attr]
+                self.__dict__.pop(ASSIGNED, None)
+                return
+        super().__delattr__(name)
+
     def __getstate__(self) -> Any:
         # The cores are generated per class and process: pickle the cell without them and
         # attach new ones when it is loaded.
+        # A replaced construct is kept as assigned, and routed again when loaded.
         base, state = _CELL_GETSTATE(self)
-        return base, {k: v for k, v in state.items() if not k.startswith("_kwcell_core")}
+        return base, {k: v for k, v in state.items() if not k.startswith(_PER_PROCESS)}
 
     def __setstate__(self, state: Any) -> None:
         _CELL_SETSTATE(self, state)
         self._kwcell_attach_cores()
+        assigned = self.__dict__.pop(ASSIGNED, None)
+        if assigned is not None:
+            self.__setattr__("construct", assigned)
 
     if TYPE_CHECKING:
         # Static view: a call takes construct's signature and returns construct's type.

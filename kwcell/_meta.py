@@ -6,6 +6,7 @@ import abc
 import inspect
 import itertools
 import sys
+import threading
 import types
 import warnings
 import weakref
@@ -24,8 +25,18 @@ from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
 from ._errors import KwCellDefinitionError, KwCellWarning
+from ._override import REENTRY, route_class_construct
 from ._source import ZERO, rewrite_bprop
-from ._spec import POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, safe_repr, signature_of
+from ._spec import (
+    KEYWORD_ONLY,
+    POSITIONAL_ONLY,
+    BpropSpec,
+    CellSpec,
+    Signature,
+    call_text,
+    safe_repr,
+    signature_of,
+)
 from ._templates import CORE, CORE_STATIC, DISPATCHER, GRAPH_BPROP, HEADER, PY_BPROP, RAISE_BPROP
 from ._validate import (
     BY_NAME,
@@ -36,7 +47,7 @@ from ._validate import (
     passes_through,
 )
 
-__all__ = ["KwCellInfo", "KwCellMeta", "info_of", "own_infos"]
+__all__ = ["KwCellInfo", "KwCellMeta", "info_of", "keyword_only", "own_infos"]
 
 _INFO = "_kwcell_info"
 GRAPH = context.GRAPH_MODE
@@ -91,6 +102,10 @@ class _KwCellCore(nn.Cell):
     _init_flag: bool  # set by nn.Cell once its parameters are initialised
 
     def __call__(self, *args: Any) -> Any:
+        reentry = self.__dict__.get(REENTRY)
+        if reentry is not None and reentry[0] == threading.get_ident():
+            # An instance's replacement forward called the original construct (see _override).
+            return reentry[1](*args)
         # The PyNative forward with nothing to record: Cell.__call__ would call construct
         # directly too (the core has no hooks, shard, recompute, mixed precision or dynamic
         # shapes of its own); skipping its checks saves a few microseconds per call.
@@ -141,6 +156,11 @@ class _KwCellCore(nn.Cell):
         """Whether the owner asks for weight gradients (read as a constant by the graph parser)."""
         owner = self._kwcell_owner_or_none()
         return owner is not None and bool(getattr(owner, "internal_params", None))
+
+
+def keyword_only(spec: CellSpec) -> tuple[str, ...]:
+    """construct's keyword-only parameters (the core passes them on by keyword)."""
+    return tuple(p.name for p in spec.construct.params if p.kind is KEYWORD_ONLY)
 
 
 def _is_classic(sig: Signature) -> bool:
@@ -551,13 +571,28 @@ class KwCellMeta(abc.ABCMeta):
         if parent_bprop is not None:
             # super().bprop(...) in the graph version of bprop (see _source.rewrite_bprop).
             setattr(cls, f"_kwcell_super_{info.token}", parent_bprop)
-        cls.construct = info.dispatcher  # type: ignore[attr-defined]
+        type.__setattr__(cls, "construct", info.dispatcher)  # not routed: see __setattr__
         # The user's functions under this class's token, so that a parent's core still runs
         # the parent's own code for super().construct(...) from a subclass.
         setattr(cls, f"_kwcell_construct_{info.token}", construct)
         setattr(cls, f"_kwcell_bprop_{info.token}", info.py_bprop or info.positional_bprop)
         setattr(cls, _INFO, info)
         return cls
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        # Cls.construct = f, e.g. @jit on the class: the bprop keeps wrapping the new forward.
+        info = info_of(cls) if name == "construct" else None
+        if info is not None and route_class_construct(
+            cls,
+            value,
+            info.dispatcher,
+            info.token,
+            info.user_construct,
+            keyword_only(info.spec),
+            _OWN + "construct",
+        ):
+            return
+        super().__setattr__(name, value)
 
     if not TYPE_CHECKING:
         # Runtime only: a metaclass __call__ that type checkers see replaces the class's own

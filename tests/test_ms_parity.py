@@ -168,7 +168,6 @@ def _grad_after_jit_forward(cell: nn.Cell, x: Tensor) -> Any:
     return GRAD_ALL(cell)(x)[0].asnumpy().tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="bprop_debug + jit forward on the instance breaks KwCell's later grad")
 def test_bprop_debug_grad_after_jit_forward_on_the_instance() -> None:
     """PYNATIVE: with bprop_debug, a jit forward of the instance does not break the next gradient.
 
@@ -178,17 +177,9 @@ def test_bprop_debug_grad_after_jit_forward_on_the_instance() -> None:
     construct, then takes the PyNative gradient: nn.Cell gives [5, 5]; KwCell raises
     ``RuntimeError: The pointer[graph] is null`` (control_node_scheduler.cc, LinkArrowByKernel).
 
-    Root cause: on nn.Cell the jit'ed function is the cell's own construct, and the cell with
-    the bprop stays outside the compiled graph. On KwCell the jit'ed function is the generated
-    dispatcher, which calls the hidden core cell, so the cell that carries the custom bprop is
-    compiled inside the jit graph with ``bprop_debug`` True (``_KwCellCore.bprop_debug``
-    forwards the owner's flag). MindSpore cannot build that graph: the same error appears on
-    nn.Cell too as soon as a bprop_debug cell is inside a jit function that is differentiated
-    (``GradOperation()(jit(f))``). The half-built graph recorded under ``set_grad`` then breaks
-    the next PyNative gradient. Suggested fix: ``_KwCellCore.bprop_debug`` reports False while
-    MindSpore compiles a graph (``_runtime.in_graph()``), since a graph cannot run a Python
-    bprop anyway, or have the dispatcher run the user's construct inline under jit so the core
-    is not compiled into the forward graph.
+    On KwCell the jit'ed function would be the generated dispatcher, which would compile the
+    hidden core that carries the bprop into the jit graph; kwcell re-targets the jit wrapper at
+    the user's construct, so the core stays outside, as the nn.Cell's bprop does.
     """
     plain_cls, kw_cls = _debug_cells()
     x = Tensor(np.ones([2, 2], np.float32))
