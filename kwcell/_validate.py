@@ -1,4 +1,4 @@
-"""The rules of SPEC 2.1, applied to a :class:`CellSpec` when the class statement runs."""
+"""The class-creation rules of bprop against construct, applied to a :class:`CellSpec`."""
 
 from __future__ import annotations
 
