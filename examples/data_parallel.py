@@ -84,8 +84,8 @@ def main() -> None:
 
         init()
         rank, size = get_rank(), get_group_size()
-        ms.set_auto_parallel_context(  # type: ignore[attr-defined]
-            parallel_mode=ms.ParallelMode.DATA_PARALLEL,  # type: ignore[attr-defined]
+        ms.set_auto_parallel_context(
+            parallel_mode=ms.ParallelMode.DATA_PARALLEL,
             gradients_mean=True,
         )
 

@@ -60,7 +60,7 @@ def main() -> list[float]:
     def train_step(data: Tensor, label: Tensor) -> Tensor:
         loss, grads = grad_fn(data, label)
         optimizer(grads)
-        return loss  # type: ignore[no-any-return]
+        return loss
 
     data, label = Tensor(x), Tensor(y)
     losses = []

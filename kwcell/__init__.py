@@ -15,9 +15,9 @@ from ._errors import GradcheckError, KwCellDefinitionError, KwCellWarning
 if TYPE_CHECKING:
     from ._cell import KwCell
     from ._explain import explain
-    from ._grad import grad, value_and_grad
     from ._gradcheck import gradcheck
     from ._meta import KwCellMeta
+    from ._typing import grad, value_and_grad
 
 __all__ = [
     "GradcheckError",

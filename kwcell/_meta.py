@@ -12,7 +12,7 @@ import warnings
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mindspore import context, nn
 
@@ -605,11 +605,15 @@ class KwCellMeta(abc.ABCMeta):
             return
         super().__setattr__(name, value)
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        cell = super().__call__(*args, **kwargs)
-        if info_of(cls) is not None:
-            _warn_ungraded_parameters(cell)
-        return cell
+    if not TYPE_CHECKING:
+        # Runtime only: a metaclass __call__ that type checkers see replaces the class's own
+        # constructor for them (pyright then types ``Net()`` as this method's ``Any``).
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            cell = super().__call__(*args, **kwargs)
+            if info_of(cls) is not None:
+                _warn_ungraded_parameters(cell)
+            return cell
 
 
 _NO_CODE = compile("", "<kwcell>", "exec")

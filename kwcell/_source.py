@@ -24,7 +24,7 @@ from ._codegen import AST_LOCK
 from ._errors import KwCellDefinitionError
 from ._returns import check_return
 from ._spec import CellSpec
-from ._validate import BY_POSITION
+from ._validate import BY_POSITION, check_returned_literal
 
 __all__ = ["RewrittenBprop", "rewrite_bprop"]
 
@@ -126,50 +126,24 @@ def _return_text(
     """
     names = spec.names
     value = ret.value
-    expected = ", ".join(names)
-    where = f"{spec.qualname}.bprop (line {first_line + ret.lineno - 1})"
+    line = first_line + ret.lineno - 1
     zero = {n: f"{ZERO}({_alias(n)})" for n in names}
     if isinstance(value, ast.Dict) and all(
         isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys
     ):
-        by_name: dict[str, str] = {}
-        for k, v in zip(value.keys, value.values, strict=True):
-            assert isinstance(k, ast.Constant) and isinstance(k.value, str)
-            if k.value not in names:
-                msg = (
-                    f"{where}: returns a gradient for '{k.value}', which is not a parameter of "
-                    f"construct; expected names: ({expected})"
-                )
-                error = KwCellDefinitionError(msg)
-                error._kwcell_at_definition = True  # a dict return is kwcell's form: fail now
-                raise error
-            by_name[k.value] = _entry(v, _alias(k.value), text)
+        keys = [k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        check_returned_literal(spec, line, keys=keys)
+        by_name = {key: _entry(v, _alias(key), text) for key, v in zip(keys, value.values, strict=True)}
         items = [by_name.get(n, zero[n]) for n in names]
     elif isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
         if any(isinstance(e, ast.Dict) for e in value.elts):
             # MindSpore's weight form, ``(input_grads, {parameter: grad})``: a dict is never
             # the gradient of an input. It is normalised at run time (PYNATIVE only).
             return None
-        if notes is not None and len(value.elts) > len(names):
-            # MindSpore's own forms: MindSpore ignores gradients beyond the inputs; so does
-            # kwcell, with a warning (they were probably meant for weights).
-            notes.append(
-                f"{where}: returns {len(value.elts)} gradients for {len(names)} input(s) ({expected}); "
-                f"MindSpore ignores the last {len(value.elts) - len(names)}, and so does kwcell. For "
-                "weight gradients set self.internal_params and return (input_grads, {param: grad})"
-            )
-            elts = value.elts[: len(names)]
-        elif len(value.elts) != len(names):
-            msg = (
-                f"{where}: returns {len(value.elts)} gradients, expected {len(names)}, one per "
-                f"construct parameter in this order: ({expected}); return a dict keyed by "
-                "parameter name to give only some of them"
-            )
-            error = KwCellDefinitionError(msg)
-            error._kwcell_graph_error = "ValueError"  # as MindSpore's own count check in a graph
-            raise error
-        else:
-            elts = value.elts
+        note = check_returned_literal(spec, line, count=len(value.elts), lenient=notes is not None)
+        if note is not None and notes is not None:
+            notes.append(note)
+        elts = value.elts[: len(names)]
         items = [_entry(e, _alias(n), text) for n, e in zip(names, elts, strict=True)]
     else:
         return None

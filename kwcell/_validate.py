@@ -1,8 +1,9 @@
-"""The bprop/construct rules, applied to a :class:`CellSpec` when the class statement runs."""
+"""The class-creation rules of bprop against construct, applied to a :class:`CellSpec`."""
 
 from __future__ import annotations
 
 import keyword
+from collections.abc import Sequence
 from typing import Any
 
 from ._errors import KwCellDefinitionError
@@ -15,6 +16,7 @@ __all__ = [
     "RESERVED_PREFIX",
     "check_bprop",
     "check_construct",
+    "check_returned_literal",
     "is_mindspore_form",
     "passes_through",
     "same_default",
@@ -258,3 +260,52 @@ def validate(spec: CellSpec) -> str:
         return BY_NAME
     check_construct(spec)
     return check_bprop(spec)
+
+
+def check_returned_literal(
+    spec: CellSpec,
+    line: int,
+    *,
+    keys: Sequence[str] | None = None,
+    count: int | None = None,
+    lenient: bool = False,
+) -> str | None:
+    """Check a bprop ``return`` of a literal against construct's parameters.
+
+    ``keys`` are the string keys of a returned dict literal, in source order; ``count`` is the
+    number of entries of a returned tuple or list literal; ``line`` is the ``return``'s line in
+    its file; ``lenient`` is true for MindSpore's own bprop forms. Raises
+    :class:`KwCellDefinitionError`, or returns a warning (MindSpore's forms may return more
+    gradients than inputs: MindSpore ignores the extra ones). The class statement
+    (kwcell/_source.py) and the mypy plugin both call this.
+    """
+    names = spec.names
+    expected = ", ".join(names)
+    where = f"{spec.qualname}.bprop (line {line})"
+    for key in keys or ():
+        if key not in names:
+            msg = (
+                f"{where}: returns a gradient for '{key}', which is not a parameter of "
+                f"construct; expected names: ({expected})"
+            )
+            error = KwCellDefinitionError(msg)
+            error._kwcell_at_definition = True  # a dict return is kwcell's form: fail now
+            raise error
+    if count is None or count == len(names):
+        return None
+    if lenient and count > len(names):
+        # MindSpore's own forms: MindSpore ignores gradients beyond the inputs; so does
+        # kwcell, with a warning (they were probably meant for weights).
+        return (
+            f"{where}: returns {count} gradients for {len(names)} input(s) ({expected}); "
+            f"MindSpore ignores the last {count - len(names)}, and so does kwcell. For "
+            "weight gradients set self.internal_params and return (input_grads, {param: grad})"
+        )
+    msg = (
+        f"{where}: returns {count} gradients, expected {len(names)}, one per "
+        f"construct parameter in this order: ({expected}); return a dict keyed by "
+        "parameter name to give only some of them"
+    )
+    error = KwCellDefinitionError(msg)
+    error._kwcell_graph_error = "ValueError"  # as MindSpore's own count check in a graph
+    raise error

@@ -1,18 +1,26 @@
-"""The kwcell mypy plugin: the bprop/construct rules, reported before the code runs.
+"""The kwcell mypy plugin: the class-creation checks of bprop against construct, before the code runs.
 
 Enable it with ``plugins = kwcell.mypy`` (``mypy.ini``) or ``plugins = ["kwcell.mypy"]``
 (``[tool.mypy]`` in ``pyproject.toml``). For every class that derives from
 :class:`kwcell.KwCell` and defines ``construct`` or ``bprop`` itself, the plugin builds the
 same :class:`kwcell._spec.CellSpec` the metaclass builds at runtime, from mypy's view of the
-two methods, and runs the runtime validator on it. So every message is the runtime
-``KwCellDefinitionError`` message, reported at the ``bprop`` line (or the line of the method
-the subclass defines, for a rule broken against an inherited method) with the error code
-``kwcell-bprop``.
+two methods, and runs the runtime's checks on it (``check_construct``, ``check_bprop``,
+``check_returned_literal`` from ``kwcell._validate``). So every message is the runtime
+``KwCellDefinitionError`` message (an error) or ``KwCellWarning`` message (a note, for
+MindSpore's own bprop forms, whose problems wait for the gradient), reported at the ``bprop``
+line (a returned literal at its ``return``; a rule broken against an inherited method at the
+method the subclass defines) with the error code ``kwcell-bprop``.
 
 Defaults are compared statically: literals (numbers, strings, ``None``, ``True``/``False``,
-tuples and lists of them, a negated number) and names of ``Final`` literal constants by
-value, other names by what they refer to. A default that cannot be evaluated statically
-(e.g. a call) is never reported.
+tuples and lists of them, a negated number) and ``Final`` literal constants by value,
+functions and classes by what they name. A default that cannot be evaluated statically (a
+call, a variable that is not ``Final``) is never reported as different.
+
+Classes read from mypy's cache (incremental runs, ``dmypy``) carry no parameter defaults or
+bodies, so the plugin records what it read from each class's source in the class's
+``metadata`` (which mypy caches) and reads bases from there: warm runs report what cold runs
+report. A class with no record is read from its parameter names and kinds, its defaults
+unknown (never reported as different).
 
 This is the only kwcell module that imports mypy. It imports the pure modules
 ``kwcell._spec``/``kwcell._validate`` and never MindSpore (``kwcell/__init__`` imports
@@ -21,8 +29,12 @@ MindSpore-backed names lazily for that reason).
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import inspect
-from collections.abc import Callable
+import json
+import os
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mypy.errorcodes import ErrorCode
@@ -31,27 +43,52 @@ from mypy.nodes import (
     ARG_NAMED_OPT,
     ARG_STAR,
     ARG_STAR2,
+    MDEF,
+    ArgKind,
+    Block,
+    ClassDef,
     ComplexExpr,
     Context,
     Decorator,
+    DictExpr,
     Expression,
     FloatExpr,
+    ForStmt,
     FuncDef,
+    IfStmt,
     IntExpr,
     ListExpr,
+    MatchStmt,
     MemberExpr,
     NameExpr,
+    OverloadedFuncDef,
+    ReturnStmt,
+    StarExpr,
+    Statement,
     StrExpr,
+    SymbolTableNode,
+    TryStmt,
     TupleExpr,
     TypeInfo,
     UnaryExpr,
     Var,
+    WhileStmt,
+    WithStmt,
 )
 from mypy.plugin import ClassDefContext, Plugin
+from mypy.server.trigger import make_trigger
+from mypy.types import LiteralType
 
 from ._errors import KwCellDefinitionError
 from ._spec import EMPTY, BpropSpec, CellSpec, Param, Signature
-from ._validate import validate
+from ._validate import (
+    CLASSIC_ARGS,
+    check_bprop,
+    check_construct,
+    check_returned_literal,
+    is_mindspore_form,
+    passes_through,
+)
 
 __all__ = ["KWCELL_BPROP", "KwCellPlugin", "plugin"]
 
@@ -108,8 +145,11 @@ def _static_value(expr: Expression, source: Callable[[Expression], str]) -> Any:
         if fullname in _BUILTIN_CONSTANTS:
             return _BUILTIN_CONSTANTS[fullname]
         node = expr.node
-        if isinstance(node, Var) and node.is_final and node.final_value is not None:
-            return node.final_value
+        if isinstance(node, Var):
+            if node.is_final and node.final_value is not None:
+                return node.final_value
+            # any other variable may hold any value when the class statement runs
+            return _Opaque(source(expr))
         if fullname:
             return _Reference(fullname, source(expr))
     return _Opaque(source(expr))
@@ -134,15 +174,18 @@ def _source_reader(lines: list[str]) -> Callable[[Expression], str]:
     return source
 
 
-def _function(info: TypeInfo, name: str) -> FuncDef | None:
-    """``info``'s own ``name`` method as a FuncDef (decorators such as ``@ms.jit`` looked through)."""
-    sym = info.names.get(name)
-    node = sym.node if sym is not None else None
-    if isinstance(node, Decorator):
-        node = node.func
-    if isinstance(node, FuncDef) and not node.is_static and not node.is_class:
-        return node
-    return None
+def _own_functions(defn: ClassDef) -> dict[str, FuncDef]:
+    """The ``construct``/``bprop`` defined in the class statement being analysed now.
+
+    Only these FuncDefs are read for their parameters (``FuncDef.arguments``) and body: a
+    class loaded from mypy's cache has neither, only names, kinds and types.
+    """
+    found: dict[str, FuncDef] = {}
+    for stmt in defn.defs.body:
+        node = stmt.func if isinstance(stmt, Decorator) else stmt
+        if isinstance(node, FuncDef) and node.name in _METHODS and not node.is_static and not node.is_class:
+            found[node.name] = node
+    return found
 
 
 def _signature(fn: FuncDef, source: Callable[[Expression], str]) -> Signature:
@@ -162,16 +205,179 @@ def _signature(fn: FuncDef, source: Callable[[Expression], str]) -> Signature:
         if arg.kind == ARG_STAR2:
             var_keyword = name
             continue
-        kind: inspect._ParameterKind
-        if arg.kind in (ARG_NAMED, ARG_NAMED_OPT):
-            kind = inspect.Parameter.KEYWORD_ONLY
-        elif arg.pos_only:
-            kind = inspect.Parameter.POSITIONAL_ONLY
-        else:
-            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
         default = EMPTY if arg.initializer is None else _static_value(arg.initializer, source)
-        params.append(Param(name, kind, default))
+        params.append(Param(name, _kind(arg.kind, arg.pos_only), default))
     return Signature(self_name, tuple(params), var_positional, var_keyword)
+
+
+def _kind(kind: ArgKind, pos_only: bool) -> inspect._ParameterKind:
+    if kind in (ARG_NAMED, ARG_NAMED_OPT):
+        return inspect.Parameter.KEYWORD_ONLY
+    if pos_only:
+        return inspect.Parameter.POSITIONAL_ONLY
+    return inspect.Parameter.POSITIONAL_OR_KEYWORD
+
+
+def _cached_signature(fn: FuncDef) -> Signature:
+    """``fn``'s signature from names and kinds only (a class read from mypy's cache).
+
+    Defaults are not in the cache: a parameter that has one gets an unknown default, which is
+    never reported as a mismatch.
+    """
+    names, kinds = list(fn.arg_names), list(fn.arg_kinds)
+    self_name: str | None = None
+    if names and kinds[0].is_positional():
+        self_name = names.pop(0)
+        kinds.pop(0)
+    params: list[Param] = []
+    var_positional: str | None = None
+    var_keyword: str | None = None
+    for name, kind in zip(names, kinds, strict=True):
+        name = name or "_"
+        if kind == ARG_STAR:
+            var_positional = name
+        elif kind == ARG_STAR2:
+            var_keyword = name
+        else:
+            default = _Opaque("...") if kind.is_optional() else EMPTY
+            params.append(Param(name, _kind(kind, False), default))
+    return Signature(self_name, tuple(params), var_positional, var_keyword)
+
+
+# -- what the plugin keeps in mypy's cache (TypeInfo.metadata, JSON) -------------------------
+#
+# A class's own construct/bprop, read while its class statement is analysed: the signature
+# with each default as the plugin evaluated it, and the shapes of bprop's literal returns. A
+# subclass checked in a later (incremental or daemon) run reads its bases from here, so it gets
+# the same errors as in a cold run.
+
+_META = "kwcell"
+_METHODS = ("construct", "bprop")
+
+
+def _encode_value(value: Any) -> list[Any]:
+    if isinstance(value, _Reference):
+        return ["ref", value.key, value.text]
+    if isinstance(value, _Opaque):
+        return ["opaque", value.text]
+    if isinstance(value, (tuple, list)):
+        return ["tuple" if isinstance(value, tuple) else "list", [_encode_value(v) for v in value]]
+    if isinstance(value, (float, complex)):  # repr keeps nan, inf and -0.0
+        return [type(value).__name__, repr(value)]
+    return ["literal", repr(value)]  # None, bool, int, str: ast.literal_eval gives them back
+
+
+def _decode_value(data: list[Any]) -> Any:
+    tag = data[0]
+    if tag == "ref":
+        return _Reference(data[1], data[2])
+    if tag == "opaque":
+        return _Opaque(data[1])
+    if tag in ("tuple", "list"):
+        items = [_decode_value(v) for v in data[1]]
+        return tuple(items) if tag == "tuple" else items
+    if tag == "float":
+        return float(data[1])
+    if tag == "complex":
+        return complex(data[1])
+    return ast.literal_eval(data[1])
+
+
+def _encode_signature(sig: Signature) -> dict[str, Any]:
+    return {
+        "self": sig.self_name,
+        "params": [
+            [p.name, p.kind.name, None if not p.has_default else _encode_value(p.default)] for p in sig.params
+        ],
+        "star": sig.var_positional,
+        "star2": sig.var_keyword,
+    }
+
+
+def _decode_signature(data: dict[str, Any]) -> Signature:
+    params = tuple(
+        Param(name, getattr(inspect.Parameter, kind), EMPTY if default is None else _decode_value(default))
+        for name, kind, default in data["params"]
+    )
+    return Signature(data["self"], params, data["star"], data["star2"])
+
+
+def _return_shapes(fn: FuncDef) -> list[list[Any]]:
+    """``[line, "dict", [keys]]`` / ``[line, "tuple", count]`` for each literal ``return`` of ``fn``.
+
+    The same literals kwcell checks when the class statement runs (kwcell/_source.py): a dict
+    whose keys are all strings, a tuple or list without ``*`` and without a dict entry.
+    """
+    shapes: list[list[Any]] = []
+    for ret in _returns(fn.body.body):
+        value = ret.expr
+        if isinstance(value, DictExpr) and all(isinstance(k, StrExpr) for k, _ in value.items):
+            shapes.append([ret.line, "dict", [k.value for k, _ in value.items if isinstance(k, StrExpr)]])
+        elif isinstance(value, (TupleExpr, ListExpr)) and not any(
+            isinstance(e, (StarExpr, DictExpr)) for e in value.items
+        ):
+            shapes.append([ret.line, "tuple", len(value.items)])
+    return shapes
+
+
+def _returns(body: list[Statement]) -> Iterator[ReturnStmt]:
+    """Return statements of a function body (not of nested functions or classes)."""
+    for stmt in body:
+        if isinstance(stmt, ReturnStmt):
+            yield stmt
+        elif isinstance(stmt, (FuncDef, Decorator, ClassDef, OverloadedFuncDef)):
+            continue
+        else:
+            for block in _blocks(stmt):
+                yield from _returns(block.body)
+
+
+def _blocks(stmt: Statement) -> list[Block]:
+    if isinstance(stmt, Block):
+        return [stmt]
+    if isinstance(stmt, IfStmt):
+        return [*stmt.body, *([stmt.else_body] if stmt.else_body else [])]
+    if isinstance(stmt, (WhileStmt, ForStmt)):
+        return [stmt.body, *([stmt.else_body] if stmt.else_body else [])]
+    if isinstance(stmt, TryStmt):
+        others = [b for b in (stmt.else_body, stmt.finally_body) if b is not None]
+        return [stmt.body, *stmt.handlers, *others]
+    if isinstance(stmt, WithStmt):
+        return [stmt.body]
+    if isinstance(stmt, MatchStmt):
+        return list(stmt.bodies)
+    return []
+
+
+def _record(info: TypeInfo, own: dict[str, FuncDef], source: Callable[[Expression], str]) -> None:
+    data: dict[str, Any] = {}
+    for name, fn in own.items():
+        data[name] = {"signature": _encode_signature(_signature(fn, source))}
+        if name == "bprop":
+            data[name]["returns"] = _return_shapes(fn)
+    info.metadata[_META] = data
+
+
+class _Method:
+    """A ``construct`` or ``bprop`` as the plugin knows it, from source or from the cache."""
+
+    def __init__(self, signature: Signature, returns: list[list[Any]] | None) -> None:
+        self.signature = signature
+        self.returns = returns or []
+
+
+def _method(owner: TypeInfo, name: str) -> _Method | None:
+    """``owner``'s own ``name`` method (``None`` if it is not a plain function mypy can see)."""
+    recorded = owner.metadata.get(_META, {}).get(name)
+    if recorded is not None:
+        return _Method(_decode_signature(recorded["signature"]), recorded.get("returns"))
+    sym = owner.names.get(name)
+    node = sym.node if sym is not None else None
+    if isinstance(node, Decorator):
+        node = node.func
+    if isinstance(node, FuncDef) and not node.is_static and not node.is_class:
+        return _Method(_cached_signature(node), None)
+    return None
 
 
 def _settle_opaque_defaults(bprop: Signature, construct: Signature) -> Signature:
@@ -212,36 +418,71 @@ def _qualname(info: TypeInfo) -> str:
 
 
 def check_class(
-    info: TypeInfo, report: Callable[[str, Context], None], sources: Callable[[str], list[str]]
+    info: TypeInfo,
+    own: dict[str, FuncDef],
+    report: Callable[[str, Context, bool], None],
+    lines: list[str],
 ) -> None:
     """Check one KwCell subclass the way ``KwCellMeta`` does when its class statement runs.
 
-    ``sources(module)`` gives a module's source lines (for quoting default expressions).
+    ``report(message, where, warning)`` gets each ``KwCellDefinitionError`` (``warning`` false)
+    and each ``KwCellWarning`` (true) the class statement would raise or warn.
+    ``own`` are the class's own ``construct``/``bprop`` as parsed now; every other class of
+    the MRO is read from what the plugin recorded (or, failing that, from names and kinds).
+    ``lines`` are the source lines of the class's module (for quoting default expressions).
     """
-    if "construct" not in info.names and "bprop" not in info.names:
+    _record(info, own, _source_reader(lines))
+    if not own:
         return  # nothing new: the class that defined the methods was checked
     bprop_owner = _defining(info, "bprop")
     if bprop_owner is None:
         return  # no bprop: a plain nn.Cell, nothing to check
-    own_fn = _function(info, "bprop") or _function(info, "construct")
-    where: Context = own_fn if own_fn is not None else info.defn
+    where: Context = own.get("bprop") or own.get("construct") or info.defn
     qualname = _qualname(info)
     construct_owner = _defining(info, "construct")
     if construct_owner is None:
         return  # a base that defines only bprop: its subclasses bring construct
-    bprop_fn = _function(bprop_owner, "bprop")
-    construct_fn = _function(construct_owner, "construct")
-    if bprop_fn is None or construct_fn is None:
+    bprop = _method(bprop_owner, "bprop")
+    construct = _method(construct_owner, "construct")
+    if bprop is None or construct is None:
         return  # assigned or wrapped in ways mypy cannot see through: the runtime checks it
-    construct = _signature(construct_fn, _source_reader(sources(construct_owner.module_name)))
-    bprop = _signature(bprop_fn, _source_reader(sources(bprop_owner.module_name)))
-    bprop = _settle_opaque_defaults(bprop, construct)
+    bsig = _settle_opaque_defaults(bprop.signature, construct.signature)
     inherited = bprop_owner.name if bprop_owner is not info and construct_owner is info else ""
-    spec = CellSpec(info.module_name, qualname, construct, BpropSpec(bprop, _is_classic(bprop)), inherited)
+    spec = CellSpec(
+        info.module_name, qualname, construct.signature, BpropSpec(bsig, _is_classic(bsig)), inherited
+    )
+    # As KwCellMeta does: construct's own problems are errors; MindSpore's own bprop forms
+    # keep MindSpore's timing (a problem nn.Cell reports only when the gradient is taken is a
+    # warning at class creation), kwcell's forms fail at class creation.
     try:
-        validate(spec)
+        check_construct(spec)
     except KwCellDefinitionError as exc:
-        report(str(exc), where)
+        report(str(exc), where, False)
+        return
+    if passes_through(spec):
+        return  # left to MindSpore exactly as an nn.Cell
+    lenient = is_mindspore_form(bsig)
+    notes: list[tuple[str, Context]] = []
+    at = where
+    try:
+        if check_bprop(spec) != CLASSIC_ARGS:
+            for line, form, shape in bprop.returns:
+                # an own bprop's return is reported where it is; an inherited one's at the
+                # method this class defines
+                at = Context(line=line) if bprop_owner is info else where
+                if form == "dict":
+                    note = check_returned_literal(spec, line, keys=shape, lenient=lenient)
+                else:
+                    note = check_returned_literal(spec, line, count=shape, lenient=lenient)
+                if note is not None:
+                    notes.append((note, at))
+    except KwCellDefinitionError as exc:
+        if not lenient or exc._kwcell_at_definition:
+            report(str(exc), at, False)
+            return
+        notes = [(f"{exc} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)]
+    for note, at in notes:
+        report(note, at, True)
 
 
 class KwCellPlugin(Plugin):
@@ -261,23 +502,53 @@ class KwCellPlugin(Plugin):
 
 
 def _on_class(ctx: ClassDefContext) -> None:
-    def report(msg: str, where: Context) -> None:
-        ctx.api.fail(msg, where, code=KWCELL_BPROP)
+    def report(msg: str, where: Context, warning: bool) -> None:
+        if warning:
+            ctx.api.msg.note(msg, where, code=KWCELL_BPROP)
+        else:
+            ctx.api.fail(msg, where, code=KWCELL_BPROP)
 
-    def sources(module: str) -> list[str]:
-        if module not in _SOURCES:
-            tree = ctx.api.modules.get(module)
-            try:
-                with open(tree.path, encoding="utf-8") as f:  # type: ignore[union-attr]
-                    _SOURCES[module] = f.read().splitlines()
-            except (OSError, AttributeError, UnicodeDecodeError):
-                _SOURCES[module] = []
-        return _SOURCES[module]
-
-    check_class(ctx.cls.info, report, sources)
+    info = ctx.cls.info
+    module = ctx.api.modules.get(info.module_name)
+    lines = _module_lines(module.path) if module is not None else []
+    check_class(info, _own_functions(ctx.cls), report, lines)
+    _stamp(ctx, info)
 
 
-_SOURCES: dict[str, list[str]] = {}
+def _module_lines(module_path: str) -> list[str]:
+    """The lines of the file at ``module_path`` (``[]`` if unreadable), re-read when it changes."""
+    try:
+        stat = os.stat(module_path)
+        key = (module_path, stat.st_mtime_ns, stat.st_size)
+        if key not in _SOURCES:
+            with open(module_path, encoding="utf-8") as f:
+                _SOURCES[key] = f.read().splitlines()
+        return _SOURCES[key]
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+_SOURCES: dict[tuple[str, int, int], list[str]] = {}
+_STAMP = "__kwcell_record__"
+
+
+def _stamp(ctx: ClassDefContext, info: TypeInfo) -> None:
+    """Make a change of the record visible to ``dmypy``, and re-check subclasses when a base's changes.
+
+    mypy's daemon re-checks a class when the types of what it depends on change; a changed
+    default value changes no type. So each class gets a hidden attribute whose literal type is
+    a digest of its record, and depends on that attribute of each base.
+    """
+    record = json.dumps(info.metadata.get(_META, {}), sort_keys=True)
+    digest = hashlib.sha256(record.encode("utf-8")).hexdigest()[:16]
+    var = Var(_STAMP, LiteralType(digest, ctx.api.named_type("builtins.str")))
+    var.info = info
+    var._fullname = f"{info.fullname}.{_STAMP}"
+    var.is_classvar = True
+    info.names[_STAMP] = SymbolTableNode(MDEF, var, plugin_generated=True)
+    for base in info.mro[1:]:
+        if _META in base.metadata:
+            ctx.api.add_plugin_dependency(make_trigger(f"{base.fullname}.{_STAMP}"))
 
 
 def plugin(version: str) -> type[Plugin]:

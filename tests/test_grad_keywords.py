@@ -231,7 +231,7 @@ def train_with_keywords(net: nn.Cell, x: Array, y: Array, steps: int) -> list[fl
     def step(data: Tensor, label: Tensor) -> Tensor:
         loss, grads = grad_fn(data, label=label)
         optimizer(grads)
-        return loss  # type: ignore[no-any-return]
+        return loss
 
     data, label = Tensor(x), Tensor(y)
     return [float(step(data, label).asnumpy()) for _ in range(steps)]
@@ -345,7 +345,7 @@ class TrainStep(nn.Cell):
     def construct(self, data: Tensor, label: Tensor) -> Tensor:
         loss, grads = self.grad_fn(label=label, data=data)
         self.optimizer(grads)
-        return loss  # type: ignore[no-any-return]
+        return loss
 
 
 def test_train_step_cell_with_keyword_call(mode: str) -> None:

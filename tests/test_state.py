@@ -82,7 +82,7 @@ def test_deepcopy_core_points_to_the_copy() -> None:
     # gradients of the copy use the copy's parameters (input grad = w * dout, weight grad = 2 * x * dout)
     clone.scale.w.set_data(Tensor(np.full(tn.IN, 3.0, np.float32)))
     x = Tensor(np.array([1.0, -2.0, 0.5, 4.0], np.float32))
-    gx, (gw,) = kwcell.grad(clone.scale, 0, clone.scale.trainable_params())(x, shift=1.0)
+    gx, (gw,) = kwcell.grad(clone.scale, 0, clone.scale.trainable_params())(x, shift=1.0)  # type: ignore[no-untyped-call]
     np.testing.assert_allclose(gx.asnumpy(), np.full(tn.IN, 3.0))
     np.testing.assert_allclose(gw.asnumpy(), 2.0 * x.asnumpy())
     gx_orig = kwcell.grad(original.scale, 0)(x, shift=1.0)

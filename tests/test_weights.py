@@ -101,7 +101,7 @@ def test_weight_gradient_in_graph_mode_is_a_clear_error(cls: Any) -> None:
         "PYNATIVE mode; MindSpore's GRAPH_MODE and @ms.jit do not let a bprop use Parameters"
     )
     with pytest.raises(RuntimeError, match=re.escape(expected)):
-        kwcell.grad(net, 0, net.trainable_params())(Tensor(X), shift=1.0)
+        kwcell.grad(net, 0, net.trainable_params())(Tensor(X), shift=1.0)  # type: ignore[no-untyped-call]
     # the forward pass still works in GRAPH_MODE
     np.testing.assert_allclose(net(Tensor(X), shift=1.0).asnumpy(), W0 * X + 1.0)
 

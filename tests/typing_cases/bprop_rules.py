@@ -1,4 +1,4 @@
-"""Every rule of SPEC 2.1 that the kwcell mypy plugin sees statically, one class each.
+"""Every class-creation rule that the kwcell mypy plugin sees statically, one class each.
 
 The expected fragments are the runtime ``KwCellDefinitionError`` messages.
 """
@@ -25,7 +25,7 @@ class UnknownParam(KwCell):
     def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
         return w * x
 
-    def bprop(  # E: UnknownParam.bprop: parameter 'z' is not a parameter of construct(self, x, w=1.0); expected e.g. bprop(self, x, w=1.0, *, out, dout)  [kwcell-bprop]
+    def bprop(  # E[mypy]: UnknownParam.bprop: parameter 'z' is not a parameter of construct(self, x, w=1.0); expected e.g. bprop(self, x, w=1.0, *, out, dout)  [kwcell-bprop]
         self, x: ms.Tensor, z: float, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -35,7 +35,7 @@ class MissingParam(KwCell):
     def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
         return w * x
 
-    def bprop(  # E: MissingParam.bprop: construct parameter 'w' is missing from bprop; name it, or add '**kwargs' to receive the inputs bprop does not name
+    def bprop(  # N[mypy]: MissingParam.bprop: construct parameter 'w' is missing from bprop; name it, or add '**kwargs' to receive the inputs bprop does not name
         self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -45,7 +45,7 @@ class MissingDout(KwCell):
     def construct(self, x: ms.Tensor) -> ms.Tensor:
         return ops.sin(x)
 
-    def bprop(  # E: MissingDout.bprop: missing parameter 'dout'; expected e.g. bprop(self, x, *, out, dout)
+    def bprop(  # N[mypy]: MissingDout.bprop: missing parameter 'dout'; expected e.g. bprop(self, x, *, out, dout)
         self, x: ms.Tensor, out: ms.Tensor
     ) -> ms.Tensor:
         return out
@@ -55,7 +55,7 @@ class MissingOut(KwCell):
     def construct(self, x: ms.Tensor) -> ms.Tensor:
         return ops.sin(x)
 
-    def bprop(  # E: MissingOut.bprop: missing parameter 'out'
+    def bprop(  # E[mypy]: MissingOut.bprop: missing parameter 'out'
         self, x: ms.Tensor, *, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -65,7 +65,7 @@ class OutInConstruct(KwCell):
     def construct(self, x: ms.Tensor, out: ms.Tensor) -> ms.Tensor:
         return x + out
 
-    def bprop(  # E: OutInConstruct.construct: parameter 'out' in construct(self, x, out) clashes with bprop's 'out' argument
+    def bprop(  # E[mypy]: OutInConstruct.construct: parameter 'out' in construct(self, x, out) clashes with bprop's 'out' argument
         self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -75,7 +75,7 @@ class DoutInConstruct(KwCell):
     def construct(self, x: ms.Tensor, *, dout: float = 0.0) -> ms.Tensor:
         return x + dout
 
-    def bprop(  # E: DoutInConstruct.construct: parameter 'dout' in construct(self, x, *, dout=0.0) clashes
+    def bprop(  # E[mypy]: DoutInConstruct.construct: parameter 'dout' in construct(self, x, *, dout=0.0) clashes
         self, x: ms.Tensor, out: ms.Tensor, **kwargs: Any
     ) -> ms.Tensor:
         return out
@@ -85,7 +85,7 @@ class DifferentDefault(KwCell):
     def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
         return w * x
 
-    def bprop(  # E: DifferentDefault.bprop: parameter 'w' has default 2.0 but construct gives it default 1.0; bprop always receives the value construct got, so drop the default or make it match
+    def bprop(  # E[mypy]: DifferentDefault.bprop: parameter 'w' has default 2.0 but construct gives it default 1.0; bprop always receives the value construct got, so drop the default or make it match
         self, x: ms.Tensor, w: float = 2.0, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -95,7 +95,7 @@ class DefaultWithoutOne(KwCell):
     def construct(self, x: ms.Tensor, w: float) -> ms.Tensor:
         return w * x
 
-    def bprop(  # E: parameter 'w' has default -1.5 but construct gives it no default
+    def bprop(  # E[mypy]: parameter 'w' has default -1.5 but construct gives it no default
         self, x: ms.Tensor, w: float = -1.5, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -105,7 +105,7 @@ class DefaultTypeDiffers(KwCell):
     def construct(self, x: ms.Tensor, n: float = 1) -> ms.Tensor:
         return n * x
 
-    def bprop(  # E: parameter 'n' has default 1.0 but construct gives it default 1
+    def bprop(  # E[mypy]: parameter 'n' has default 1.0 but construct gives it default 1
         self, x: ms.Tensor, n: float = 1.0, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -115,7 +115,7 @@ class FinalConstantDiffers(KwCell):
     def construct(self, x: ms.Tensor, n: int = LIMIT) -> ms.Tensor:
         return n * x
 
-    def bprop(  # E: parameter 'n' has default 4 but construct gives it default 3
+    def bprop(  # E[mypy]: parameter 'n' has default 4 but construct gives it default 3
         self, x: ms.Tensor, n: int = 4, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -144,7 +144,7 @@ class NamedDefaultWithoutOne(KwCell):
     def construct(self, x: ms.Tensor, w: float) -> ms.Tensor:
         return w * x
 
-    def bprop(  # E: parameter 'w' has default OTHER but construct gives it no default
+    def bprop(  # E[mypy]: parameter 'w' has default OTHER but construct gives it no default
         self, x: ms.Tensor, w: float = OTHER, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -154,7 +154,7 @@ class VarArgs(KwCell):
     def construct(self, x: ms.Tensor, *more: ms.Tensor) -> ms.Tensor:
         return x
 
-    def bprop(  # E: VarArgs.construct: parameter '*more' in construct(self, x, *more) cannot be used with a bprop that names its inputs
+    def bprop(  # E[mypy]: VarArgs.construct: parameter '*more' in construct(self, x, *more) cannot be used with a bprop that names its inputs
         self, x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -164,7 +164,7 @@ class VarKwargs(KwCell):
     def construct(self, x: ms.Tensor, **options: float) -> ms.Tensor:
         return x
 
-    def bprop(  # E: VarKwargs.construct: parameter '**options' in construct(self, x, **options) cannot be used with a bprop that names its inputs
+    def bprop(  # E[mypy]: VarKwargs.construct: parameter '**options' in construct(self, x, **options) cannot be used with a bprop that names its inputs
         self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor, **kwargs: Any
     ) -> ms.Tensor:
         return dout
@@ -174,7 +174,7 @@ class StarInNamedBprop(KwCell):
     def construct(self, x: ms.Tensor) -> ms.Tensor:
         return x
 
-    def bprop(  # E: StarInNamedBprop.bprop: '*grads' can only be used alone, as MindSpore's classic bprop(self, *grads)
+    def bprop(  # E[mypy]: StarInNamedBprop.bprop: '*grads' can only be used alone, as MindSpore's classic bprop(self, *grads)
         self, x: ms.Tensor, *grads: ms.Tensor
     ) -> ms.Tensor:
         return x
@@ -196,14 +196,14 @@ class Base(KwCell):
 
 
 class InheritsBprop(Base):
-    def construct(  # E: InheritsBprop.construct does not fit the bprop it inherits from Base: construct parameter 'y' is missing from bprop
+    def construct(  # E[mypy]: InheritsBprop.construct does not fit the bprop it inherits from Base: construct parameter 'y' is missing from bprop
         self, x: ms.Tensor, w: float = 1.0, y: float = 0.0
     ) -> ms.Tensor:
         return w * x + y
 
 
 class InheritsConstruct(Base):
-    def bprop(  # type: ignore[override]  # E: InheritsConstruct.bprop: construct parameter 'w' is missing from bprop
+    def bprop(  # type: ignore[override]  # pyright: ignore[reportIncompatibleMethodOverride]  # E[mypy]: InheritsConstruct.bprop: construct parameter 'w' is missing from bprop
         self, x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -214,7 +214,7 @@ class Middle(Base):
 
 
 class Grandchild(Middle):
-    def bprop(  # E: Grandchild.bprop: parameter 'w' has default 5.0 but construct gives it default 1.0
+    def bprop(  # E[mypy]: Grandchild.bprop: parameter 'w' has default 5.0 but construct gives it default 1.0
         self, x: ms.Tensor, w: float = 5.0, *, out: ms.Tensor, dout: ms.Tensor
     ) -> ms.Tensor:
         return dout
@@ -225,7 +225,7 @@ def factory() -> type[KwCell]:
         def construct(self, x: ms.Tensor) -> ms.Tensor:
             return x
 
-        def bprop(  # E: Local.bprop: parameter 'y' is not a parameter of construct(self, x)
+        def bprop(  # E[mypy]: Local.bprop: parameter 'y' is not a parameter of construct(self, x)
             self, y: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor
         ) -> ms.Tensor:
             return dout

@@ -59,7 +59,7 @@ class NoBprop(KwCell):
 class Child(Scaled):
     # kwcell removes bprop from the class at runtime, so a narrower override is fine;
     # mypy's own override check does not know that.
-    def bprop(  # type: ignore[override]
+    def bprop(  # type: ignore[override]  # pyright: ignore[reportIncompatibleMethodOverride]
         self, x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor, **kwargs: object
     ) -> ms.Tensor:
         return ops.cos(x) * dout

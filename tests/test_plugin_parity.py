@@ -1,0 +1,297 @@
+"""The kwcell mypy plugin reports exactly what the class statement raises or warns, from one table.
+
+Each entry of ``TABLE`` is a small module defining KwCell subclasses. The test imports every
+module (the class statements run: ``KwCellDefinitionError`` or ``KwCellWarning``) and runs mypy
+with the plugin once over all of them (errors and notes with the same messages), then compares
+the two outcomes entry by entry, so that the plugin and the runtime cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from mypy import api
+
+from kwcell import KwCellDefinitionError, KwCellWarning
+from tests.test_typing import write_mypy_config
+
+HEADER = """\
+from __future__ import annotations
+
+from typing import Any, Final
+
+import mindspore as ms
+from mindspore import ops
+
+from kwcell import KwCell
+
+"""
+
+# name -> the module's classes (after HEADER); "no report" entries guard against false alarms
+TABLE: dict[str, str] = {
+    "valid_by_name": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * ops.sin(x)
+
+    def bprop(self, x: ms.Tensor, w: float = 1.0, *, out: ms.Tensor, dout: ms.Tensor) -> dict[str, ms.Tensor]:
+        return {"x": w * ops.cos(x) * dout}
+""",
+    "unknown_parameter": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, z: float, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "missing_parameter_kwcell_form": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "missing_parameter_mindspore_form": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "positional_with_other_names": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, y: ms.Tensor) -> ms.Tensor:
+        return x * y
+
+    def bprop(self, a: ms.Tensor, b: ms.Tensor, o: ms.Tensor, g: ms.Tensor) -> tuple[ms.Tensor, ms.Tensor]:
+        return b * g, a * g
+""",
+    "ambiguous_positional_names": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, y: ms.Tensor) -> ms.Tensor:
+        return x * y
+
+    def bprop(self, y: ms.Tensor, x: ms.Tensor, o: ms.Tensor, g: ms.Tensor) -> tuple[ms.Tensor, ms.Tensor]:
+        return x * g, y * g
+""",
+    "classic_args": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        return ops.sin(x)
+
+    def bprop(self, *args: ms.Tensor) -> tuple[ms.Tensor]:
+        return (ops.cos(args[0]) * args[2],)
+""",
+    "default_differs": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, w: float = 2.0, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "default_is_an_equal_variable": """
+SCALE = 1.0
+
+
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, w: float = SCALE) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, w: float = 1.0, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "defaults_are_equal_constants": """
+A = 2.0
+B = 2.0
+C: Final = 3
+D: Final = 3
+
+
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, w: float = A, n: int = C) -> ms.Tensor:
+        return w * n * x
+
+    def bprop(self, x: ms.Tensor, w: float = B, n: int = D, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "defaults_are_different_final_constants": """
+C: Final = 3
+D: Final = 4
+
+
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, n: int = C) -> ms.Tensor:
+        return n * x
+
+    def bprop(self, x: ms.Tensor, n: int = D, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "defaults_negative_and_tuple": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, b: float = -1.5, ax: tuple[int, ...] = (0, -1)) -> ms.Tensor:
+        return x + b
+
+    def bprop(
+        self, x: ms.Tensor, b: float = -1.5, ax: tuple[int, ...] = (0, -1), *, out: ms.Tensor, dout: ms.Tensor
+    ) -> ms.Tensor:
+        return dout
+""",
+    "returned_dict_unknown_key": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, w: float = 1.0, *, out: ms.Tensor, dout: ms.Tensor) -> dict[str, ms.Tensor]:
+        if w > 0:
+            return {"x": w * dout}
+        return {"x": dout, "scale": dout}
+""",
+    "returned_tuple_wrong_count": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, y: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x * y
+
+    def bprop(
+        self, x: ms.Tensor, y: ms.Tensor, w: float = 1.0, *, out: ms.Tensor, dout: ms.Tensor
+    ) -> tuple[ms.Tensor, ms.Tensor]:
+        return y * dout, x * dout
+""",
+    "mindspore_form_extra_gradient": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, y: ms.Tensor) -> ms.Tensor:
+        return x * y
+
+    def bprop(
+        self, x: ms.Tensor, y: ms.Tensor, out: ms.Tensor, dout: ms.Tensor
+    ) -> tuple[ms.Tensor, ms.Tensor, ms.Tensor]:
+        return y * dout, x * dout, dout
+""",
+    "mindspore_form_missing_gradient": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, y: ms.Tensor) -> ms.Tensor:
+        return x * y
+
+    def bprop(self, x: ms.Tensor, y: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> tuple[ms.Tensor]:
+        return (y * dout,)
+""",
+    "subclass_construct_against_inherited_returns": """
+class Base(KwCell):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor, **rest: Any) -> dict[str, ms.Tensor]:
+        return {"x": dout, "w": dout}
+
+
+class Child(Base):
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        return 2.0 * x
+""",
+    "var_positional_construct_mindspore_form": """
+class Net(KwCell):
+    def construct(self, *inputs: ms.Tensor) -> ms.Tensor:
+        return inputs[0]
+
+    def bprop(self, *args: ms.Tensor) -> tuple[ms.Tensor, ...]:
+        return tuple(ops.zeros_like(a) for a in args[:-2])
+""",
+    "out_in_construct": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, out: ms.Tensor) -> ms.Tensor:
+        return x + out
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "var_positional_construct": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, *more: ms.Tensor) -> ms.Tensor:
+        return x
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+}
+
+Outcome = list[tuple[str, str]]  # (kind, message), kind "error" or "warning"
+_LINE = re.compile(
+    r"^(?P<path>[^:]+):\d+: (?P<severity>error|note): (?P<message>.*?)(?P<code>  \[[a-z-]+\])?$"
+)
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("parity")
+    for name, body in TABLE.items():
+        (directory / f"parity_{name}.py").write_text(HEADER + body, encoding="utf-8")
+    return directory
+
+
+def runtime_outcome(directory: Path, name: str) -> Outcome:
+    """What the class statements of ``TABLE[name]`` raise or warn."""
+    sys.path.insert(0, str(directory))
+    sys.modules.pop(f"parity_{name}", None)  # run the class statements again
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                importlib.import_module(f"parity_{name}")
+            except KwCellDefinitionError as exc:
+                return [("error", str(exc))]
+    finally:
+        sys.path.remove(str(directory))
+    return [("warning", str(w.message)) for w in caught if issubclass(w.category, KwCellWarning)]
+
+
+@pytest.fixture(scope="module")
+def plugin_outcomes(modules: Path, request: pytest.FixtureRequest) -> dict[str, Outcome]:
+    """What the plugin reports for each module: errors, and its notes (the runtime's warnings)."""
+    config = write_mypy_config(modules)
+    cache = request.config.cache.mkdir("kwcell-mypy-parity") if request.config.cache else modules / "cache"
+    files = sorted(str(p) for p in modules.glob("parity_*.py"))
+    stdout, stderr, status = api.run(
+        [
+            "--config-file",
+            str(config),
+            "--cache-dir",
+            str(cache),
+            "--no-error-summary",
+            "--hide-error-context",
+            *files,
+        ]
+    )
+    assert status in (0, 1), f"mypy crashed (exit {status}):\n{stdout}\n{stderr}"
+    outcomes: dict[str, Outcome] = {name: [] for name in TABLE}
+    for line in stdout.splitlines():
+        match = _LINE.match(line)
+        if match is None:
+            continue
+        name = Path(match["path"]).stem.removeprefix("parity_")
+        message = match["message"]
+        if match["severity"] == "error":
+            if match["code"] == "  [kwcell-bprop]":  # the plugin's, not mypy's own checks
+                outcomes[name].append(("error", message))
+        elif re.match(r"(Net|Base|Child)\b", message):  # the plugin's notes, not mypy's hints
+            outcomes[name].append(("warning", message))
+    return outcomes
+
+
+@pytest.mark.parametrize("name", list(TABLE))
+def test_plugin_reports_what_the_class_statement_raises_or_warns(
+    modules: Path, plugin_outcomes: dict[str, Outcome], name: str
+) -> None:
+    assert plugin_outcomes[name] == runtime_outcome(modules, name)
+
+
+def test_the_table_covers_errors_warnings_and_clean_classes(modules: Path) -> None:
+    kinds = {kind for name in TABLE for kind, _ in runtime_outcome(modules, name) or [("none", "")]}
+    assert kinds == {"error", "warning", "none"}
