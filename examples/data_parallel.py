@@ -59,7 +59,7 @@ class Net(nn.Cell):
 def _check_ranks_agree(net: nn.Cell, rank: int, size: int, steps: int) -> None:
     """All-reduce the parameters: equal on every rank exactly when each holds the average."""
     mine = np.concatenate([p.asnumpy().ravel() for p in net.trainable_params()])
-    total = ops.AllReduce(ops.ReduceOp.SUM)(Tensor(mine)).asnumpy()  # type: ignore[attr-defined]
+    total = ops.AllReduce(ops.ReduceOp.SUM)(Tensor(mine)).asnumpy()
     gap = float(np.max(np.abs(mine - total / size)))
     if gap > 1e-6:
         print(f"FAILED: rank {rank} differs from the average of {size} ranks by {gap:g}", flush=True)
