@@ -1,4 +1,4 @@
-"""SPEC 2.2: bad calls raise the TypeError Python raises for construct, naming the class,
+"""Bad calls raise the TypeError Python raises for construct, naming the class,
 before MindSpore starts working, in both modes and through kwcell.grad."""
 
 from __future__ import annotations

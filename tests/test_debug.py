@@ -1,4 +1,4 @@
-"""SPEC 2.6: generated code is debuggable, and kwcell makes MindSpore log nothing new."""
+"""Generated code is debuggable, and kwcell makes MindSpore log nothing new."""
 
 from __future__ import annotations
 

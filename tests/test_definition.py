@@ -1,5 +1,6 @@
-"""SPEC 2.1: every malformed definition fails when the class statement runs, with a message
-that names the class, the method and the parameter, and shows the expected signature."""
+"""Malformed definitions fail when the class statement runs (for MindSpore's own bprop forms:
+a warning then, the error at the gradient; see test_mindspore_forms.py), with a message that
+names the class, the method and the parameter, and shows the expected signature."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC 2.1 drop-in: what works on nn.Cell works the same on KwCell, MindSpore's own bprop
+"""Drop-in: what works on nn.Cell works the same on KwCell, MindSpore's own bprop
 features included, and subclasses re-check and regenerate."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Weight gradients from a bprop (SPEC 2.3): internal_params, Parameter keys, the warning.
+"""Weight gradients from a bprop: internal_params, Parameter keys, the warning.
 
 MindSpore's own rule: a cell with a custom bprop gets weight gradients only when it lists
 them in ``internal_params`` and its bprop returns ``(input_grads, {parameter: grad})``, and
