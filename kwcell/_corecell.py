@@ -82,18 +82,20 @@ def new_core(core_cls: type[nn.Cell]) -> nn.Cell:
 # KwCell class -> ((generated file, core class, attribute name) per class of its MRO with
 # generated code, nearest first); () for a class without generated code.
 _Plan = tuple[tuple[str, type[nn.Cell], str], ...]
-_plans: weakref.WeakKeyDictionary[type, _Plan] = weakref.WeakKeyDictionary()
+# Kept with the class's kwcell information it was made from: assigning ``Net.bprop`` later
+# generates new code, and the plan is made again.
+_plans: weakref.WeakKeyDictionary[type, tuple[object, _Plan]] = weakref.WeakKeyDictionary()
 
 
 def _plan(cls: type) -> _Plan:
-    try:
-        return _plans[cls]
-    except KeyError:
-        pass
+    info = info_of(cls)
+    cached = _plans.get(cls)
+    if cached is not None and cached[0] is info:
+        return cached[1]
     plan: _Plan = ()
-    if info_of(cls) is not None:
+    if info is not None:
         plan = tuple((i.files["bprop"], i.core_cls, f"_kwcell_core_{i.token}") for i in own_infos(cls))
-    _plans[cls] = plan
+    _plans[cls] = (info, plan)
     return plan
 
 

@@ -525,6 +525,52 @@ def _method_error(qualname: str, method: str, fn: Any) -> str | None:
     return None
 
 
+def _setup(cls: KwCellMeta, *, defines_construct: bool) -> None:
+    """Resolve ``cls``'s construct and bprop through the MRO, check them, and generate.
+
+    Runs when the class statement runs, and again when ``cls.bprop`` is assigned later.
+    """
+    bprop_owner, bprop = _resolve(cls, "bprop")
+    if bprop is None:
+        setattr(cls, _INFO, None)
+        return
+    _BPROP_CODES.add(getattr(inspect.unwrap(bprop), "__code__", None) or _NO_CODE)
+    type.__setattr__(cls, "bprop", _HiddenBprop(bprop))
+    construct_owner, construct = _resolve(cls, "construct")
+    if construct is None:
+        # A base that defines only bprop: its subclasses bring construct (as for nn.Cell).
+        setattr(cls, _INFO, None)
+        return
+    error = _method_error(cls.__qualname__, "construct", construct)
+    if error is not None:
+        raise KwCellDefinitionError(error)
+    inherited = info_of(cls)
+    if inherited is not None and inherited.user_bprop is bprop and inherited.user_construct is construct:
+        return  # nothing new: the base's generated code serves this class too
+    if construct_owner is cls and defines_construct:
+        setattr(cls, _OWN + "construct", construct)
+    blame = (
+        bprop_owner.__qualname__ if bprop_owner is not cls and construct_owner is cls and bprop_owner else ""
+    )
+    info = _generate(cls, construct, bprop, blame)
+    if info is None:
+        # construct(self, *inputs) with bprop(self, *args): an nn.Cell as it stands.
+        type.__setattr__(cls, "bprop", bprop)
+        setattr(cls, _INFO, None)
+        return
+    assert bprop_owner is not None
+    _, parent_bprop = _resolve(cls, "bprop", after=bprop_owner)
+    if parent_bprop is not None:
+        # super().bprop(...) in the graph version of bprop (see _source.rewrite_bprop).
+        setattr(cls, f"_kwcell_super_{info.token}", parent_bprop)
+    type.__setattr__(cls, "construct", info.dispatcher)  # not routed: see __setattr__
+    # The user's functions under this class's token, so that a parent's core still runs
+    # the parent's own code for super().construct(...) from a subclass.
+    setattr(cls, f"_kwcell_construct_{info.token}", construct)
+    setattr(cls, f"_kwcell_bprop_{info.token}", info.py_bprop or info.positional_bprop)
+    setattr(cls, _INFO, info)
+
+
 class KwCellMeta(abc.ABCMeta):
     """Metaclass of :class:`kwcell.KwCell`.
 
@@ -547,50 +593,19 @@ class KwCellMeta(abc.ABCMeta):
         if own_bprop is not None:
             namespace[_OWN + "bprop"] = own_bprop
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
-        bprop_owner, bprop = _resolve(cls, "bprop")
-        if bprop is None:
-            setattr(cls, _INFO, None)
-            return cls
-        _BPROP_CODES.add(getattr(inspect.unwrap(bprop), "__code__", None) or _NO_CODE)
-        type.__setattr__(cls, "bprop", _HiddenBprop(bprop))
-        construct_owner, construct = _resolve(cls, "construct")
-        if construct is None:
-            # A base that defines only bprop: its subclasses bring construct (as for nn.Cell).
-            setattr(cls, _INFO, None)
-            return cls
-        error = _method_error(cls.__qualname__, "construct", construct)
-        if error is not None:
-            raise KwCellDefinitionError(error)
-        inherited = info_of(cls)
-        if inherited is not None and inherited.user_bprop is bprop and inherited.user_construct is construct:
-            return cls  # nothing new: the base's generated code serves this class too
-        if construct_owner is cls and "construct" in namespace:
-            setattr(cls, _OWN + "construct", construct)
-        blame = (
-            bprop_owner.__qualname__
-            if bprop_owner is not cls and construct_owner is cls and bprop_owner
-            else ""
-        )
-        info = _generate(cls, construct, bprop, blame)
-        if info is None:
-            # construct(self, *inputs) with bprop(self, *args): an nn.Cell as it stands.
-            type.__setattr__(cls, "bprop", bprop)
-            setattr(cls, _INFO, None)
-            return cls
-        assert bprop_owner is not None
-        _, parent_bprop = _resolve(cls, "bprop", after=bprop_owner)
-        if parent_bprop is not None:
-            # super().bprop(...) in the graph version of bprop (see _source.rewrite_bprop).
-            setattr(cls, f"_kwcell_super_{info.token}", parent_bprop)
-        type.__setattr__(cls, "construct", info.dispatcher)  # not routed: see __setattr__
-        # The user's functions under this class's token, so that a parent's core still runs
-        # the parent's own code for super().construct(...) from a subclass.
-        setattr(cls, f"_kwcell_construct_{info.token}", construct)
-        setattr(cls, f"_kwcell_bprop_{info.token}", info.py_bprop or info.positional_bprop)
-        setattr(cls, _INFO, info)
+        _setup(cls, defines_construct="construct" in namespace)
         return cls
 
     def __setattr__(cls, name: str, value: Any) -> None:
+        if name == "bprop" and not isinstance(value, _HiddenBprop):
+            # Cls.bprop = f after the class statement: checked and generated as if defined
+            # there (the visible class must still show MindSpore no bprop).
+            error = _method_error(cls.__qualname__, "bprop", value)
+            if error is not None:
+                raise KwCellDefinitionError(error)
+            type.__setattr__(cls, _OWN + "bprop", value)
+            _setup(cls, defines_construct=False)
+            return
         # Cls.construct = f, e.g. @jit on the class: the bprop keeps wrapping the new forward.
         info = info_of(cls) if name == "construct" else None
         if info is not None and route_class_construct(

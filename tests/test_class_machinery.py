@@ -16,7 +16,7 @@ import pytest
 from mindspore import Parameter, Tensor, nn, ops
 
 import kwcell
-from kwcell import KwCell
+from kwcell import KwCell, KwCellDefinitionError
 
 X = np.array([0.5, -1.0, 2.0], np.float32)
 W = np.array([2.0, 0.5, -1.5], np.float32)
@@ -190,3 +190,40 @@ def test_keyword_calls_still_bind_through_the_mro(mode: str) -> None:
     gx, gw = g(w=Tensor(W), x=Tensor(X))
     np.testing.assert_allclose(gx.asnumpy(), W * np.cos(X), rtol=1e-6)
     np.testing.assert_allclose(gw.asnumpy(), np.sin(X), rtol=1e-6)
+
+
+# --- Net.bprop = f after the class statement ----------------------------------------------------
+
+
+class Patched(KwCell):
+    def construct(self, x: Tensor, w: Tensor) -> Any:
+        return w * ops.sin(x)
+
+    def bprop(self, x: Tensor, w: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return dout, dout  # replaced below, as a user patching a library cell would
+
+
+def _patched_bprop(self: Any, x: Tensor, w: Tensor, out: Tensor, dout: Tensor) -> Any:
+    return w * ops.cos(x) * dout, ops.sin(x) * dout
+
+
+def test_bprop_assigned_to_the_class_later_is_checked_and_used(mode: str) -> None:
+    before = Patched()  # an instance made before the patch follows it, as on nn.Cell
+    Patched.bprop = _patched_bprop  # type: ignore[method-assign]
+    for net in (before, Patched()):
+        assert not hasattr(net, "bprop")  # still hidden from MindSpore
+        gx, gw = kwcell.grad(net, grad_position=("x", "w"))(w=Tensor(W), x=Tensor(X))
+        np.testing.assert_allclose(gx.asnumpy(), W * np.cos(X), rtol=1e-6)
+        np.testing.assert_allclose(gw.asnumpy(), np.sin(X), rtol=1e-6)
+
+
+def test_bprop_assigned_to_the_class_later_is_checked() -> None:
+    def bad(self: Any, x: Tensor, z: Tensor, *, out: Tensor, dout: Tensor) -> Any:
+        return dout
+
+    class Target(KwCell):
+        def construct(self, x: Tensor, w: Tensor) -> Any:
+            return w * x
+
+    with pytest.raises(KwCellDefinitionError, match=r"Target\.bprop: parameter 'z' is not a parameter"):
+        Target.bprop = bad
