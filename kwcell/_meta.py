@@ -272,7 +272,7 @@ def _bprop_units(
         return _Bprop([py, graph], True, "bprop: PYNATIVE only (no source for the graph compiler)"), []
     code = bprop.__code__
     cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
-    cells[ZERO] = types.CellType(_runtime.zero)
+    cells[ZERO] = types.CellType(_runtime.graph_zero)  # the rewritten bprop runs in graphs only
     user = Unit("rewritten", rewritten.source, bprop.__globals__, cells=cells)
     note = f"bprop: the user's own in PYNATIVE; rewritten from {rewritten.origin} for the graph compiler"
     if rewritten.static:
@@ -326,7 +326,7 @@ def _generate(
             f"{deferred} (MindSpore's bprop form: the gradient of {cls.__qualname__} will raise this error)"
         ]
     for note in notes:
-        warnings.warn(note, KwCellWarning, stacklevel=3)
+        warnings.warn(note, KwCellWarning, stacklevel=4)  # _generate, _setup, the metaclass
     label = _label(cls)
     qualname = cls.__qualname__
     names = spec.names

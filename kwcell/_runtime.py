@@ -23,14 +23,45 @@ from typing import Any
 
 import mindspore.ops.functional as F
 from mindspore import Parameter, Tensor, ops
-from mindspore.ops import constexpr
+from mindspore.ops import HyperMap, MultitypeFuncGraph, constexpr
 
-__all__ = ["in_graph", "normalize", "zero"]
+__all__ = ["graph_zero", "in_graph", "normalize", "zero"]
 
 # One primitive instance for every zero kwcell generates. ``ops.zeros_like`` (a function) in
 # a generated bprop breaks GRAPH_MODE compilation when the cell's construct calls
 # ``ops.zeros_like`` too ("The func graph is empty ... zeros_like"); the primitive does not.
 _ZEROS_LIKE = ops.ZerosLike()
+
+# The zero placeholder of the bprop rewritten for the graph compiler (a literal return that
+# leaves inputs out): the same values as :func:`zero` in a graph, dispatched on the input's
+# type by MindSpore itself, as its own ``zeros_like`` is. Only the function registered for the
+# type at hand is compiled, which makes each placeholder much cheaper to compile than a Python
+# function with a branch per type.
+graph_zero = MultitypeFuncGraph("kwcell_zero")
+_zero_each = HyperMap(graph_zero)
+
+
+def _graph_zero_tensor(x: Any) -> Any:
+    return _ZEROS_LIKE(x)
+
+
+def _graph_zero_tuple(x: Any) -> Any:
+    return _zero_each(x)
+
+
+def _graph_zero_list(x: Any) -> Any:
+    return _zero_each(x)
+
+
+def _graph_zero_placeholder(x: Any) -> Any:
+    return 0
+
+
+graph_zero.register("Tensor")(_graph_zero_tensor)
+graph_zero.register("Tuple")(_graph_zero_tuple)
+graph_zero.register("List")(_graph_zero_list)
+for _type in ("Number", "Bool", "String", "None", "Function", "TypeType", "Slice", "Dictionary"):
+    graph_zero.register(_type)(_graph_zero_placeholder)
 
 
 def zero(x: Any) -> Any:
