@@ -45,11 +45,13 @@ def is_mindspore_form(bprop: Signature) -> bool:
 
 
 def same_default(a: Any, b: Any) -> bool:
-    """Whether two default values are the same value (``nan`` equals itself, types must match)."""
+    """Whether two default values are the same value (``nan`` equals ``nan``, types must match)."""
     if a is b:
         return True
     if type(a) is not type(b):
         return False
+    if type(a) in (float, complex) and repr(a) == repr(b):
+        return True  # float("nan") written twice: two objects, one value
     try:
         return bool(a == b) and repr(a) == repr(b)
     except Exception:  # noqa: BLE001 - a value whose == cannot be a bool is not "the same"

@@ -366,3 +366,16 @@ class GraphNet(KwCell):
 
 
 GRAPH_NET = GraphNet()
+
+
+def test_two_nan_literals_are_the_same_default() -> None:
+    """float("nan") written in construct and again in bprop: two objects, one value."""
+
+    class Net(KwCell):
+        def construct(self, x, d=float("nan")):  # type: ignore[no-untyped-def]
+            return x * 3.0
+
+        def bprop(self, x, d=float("nan"), *, out, dout):  # type: ignore[no-untyped-def]
+            return {"x": dout * 3.0}
+
+    np.testing.assert_allclose(kwcell.grad(Net())(_x()).asnumpy(), [3.0, 3.0, 3.0])
