@@ -33,7 +33,6 @@ _PER_PROCESS = ("_kwcell_core", "_kwcell_construct_")
 # nn.Cell's pickling (the MindSpore stubs do not declare it).
 _CELL_GETSTATE: Any = nn.Cell.__getstate__
 _CELL_SETSTATE: Any = getattr(nn.Cell, "__setstate__")  # noqa: B009
-_CELL_GETATTR: Any = getattr(nn.Cell, "__getattr__")  # noqa: B009
 
 
 class KwCell(nn.Cell, metaclass=KwCellMeta):
@@ -71,15 +70,6 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
                 self.__dict__.pop(ASSIGNED, None)
                 return
         super().__delattr__(name)
-
-    def __getattr__(self, name: str) -> Any:
-        # Only for names the instance lacks: a core of a class whose bprop was assigned after
-        # this instance was created (Net.bprop = f) is attached on first use.
-        if name.startswith("_kwcell_core_") and info_of(type(self)) is not None:
-            self._kwcell_attach_cores()
-            if name in self.__dict__:
-                return self.__dict__[name]
-        return _CELL_GETATTR(self, name)
 
     def __getstate__(self) -> Any:
         # The cores are generated per class and process: pickle the cell without them and

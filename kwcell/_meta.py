@@ -487,6 +487,19 @@ class _HiddenBprop:
         raise AttributeError("bprop")
 
 
+class _LazyCore:
+    """A class's core attribute for instances that do not have it yet (see ``_setup``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        obj._kwcell_attach_cores()
+        return obj.__dict__[self.name]
+
+
 _OWN = "_kwcell_own_"  # + "bprop" / "construct": the user's function a KwCell class defined
 
 
@@ -568,6 +581,9 @@ def _setup(cls: KwCellMeta, *, defines_construct: bool) -> None:
     # the parent's own code for super().construct(...) from a subclass.
     setattr(cls, f"_kwcell_construct_{info.token}", construct)
     setattr(cls, f"_kwcell_bprop_{info.token}", info.py_bprop or info.positional_bprop)
+    # Instances get their cores when created; one made before ``cls.bprop`` was assigned
+    # gets the new core on first use (an instance attribute then shadows this).
+    type.__setattr__(cls, f"_kwcell_core_{info.token}", _LazyCore(f"_kwcell_core_{info.token}"))
     setattr(cls, _INFO, info)
 
 
