@@ -284,7 +284,7 @@ _ANALYSIS_ROWS = (
     ),
     (
         "hand_layered_zero",
-        "the same, with kwcell's gradient placeholder `zero(alpha)` for the input a dict return "
+        "the same, with kwcell's gradient placeholder `graph_zero(alpha)` for the input a dict return "
         "leaves out, instead of a literal 0",
     ),
     ("kw_positional", "kwcell, positional call"),

@@ -14,7 +14,7 @@ from typing import Any
 from mindspore import nn, ops
 
 from bench.cells import HandAct, KwAct
-from kwcell._runtime import zero
+from kwcell._runtime import graph_zero
 
 
 class HandStack(nn.Cell):
@@ -106,10 +106,11 @@ class HandLayered(nn.Cell):
 
 class HandLayeredZero(HandLayered):
     """The same, with the gradient placeholder kwcell writes for an input a dict return leaves
-    out (``zero(alpha)``: ``zeros_like`` for a Tensor, ``0`` otherwise) instead of a literal 0."""
+    out (``graph_zero(alpha)``: ``zeros_like`` for a Tensor, ``0`` otherwise, dispatched on the
+    input's type by MindSpore) instead of a literal 0."""
 
     def user_bprop(self, x, alpha, out, dout):  # type: ignore[no-untyped-def]
-        return dout * alpha / (1.0 + alpha * alpha * x * x), zero(alpha)
+        return dout * alpha / (1.0 + alpha * alpha * x * x), graph_zero(alpha)
 
 
 class _Stack(nn.Cell):
