@@ -59,7 +59,8 @@ from mindspore import nn
 
 from ._cell import KwCell
 from ._errors import KwCellDefinitionError, KwCellWarning
-from ._meta import _INFO, KwCellMeta
+from ._info import INFO as _INFO
+from ._meta import KwCellMeta
 from ._spec import KEYWORD_ONLY, format_params, signature_of
 from ._validate import expected_bprop
 

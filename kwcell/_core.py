@@ -1,0 +1,96 @@
+"""``KwCellCore``: the hidden cell that carries a KwCell's generated positional bprop."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from mindspore import context, nn
+
+try:  # MindSpore 2.10 moved it; the old module logs a deprecation warning when imported
+    from mindspore.graph.api import _pynative_executor  # type: ignore[import-untyped,unused-ignore]
+except ImportError:  # MindSpore 2.8, 2.9
+    from mindspore.common.api import _pynative_executor
+
+from ._override import REENTRY
+
+__all__ = ["KwCellCore"]
+
+GRAPH = context.GRAPH_MODE
+_MISSING = object()
+
+
+class KwCellCore(nn.Cell):
+    """Base of the hidden per-class core cell that carries the generated bprop.
+
+    The core reaches its owner through ``_kwcell_owner`` (a weak reference, set with
+    ``object.__setattr__`` so that neither cell becomes the other's child, and so that an owner
+    and its core form no reference cycle: a dropped network is freed at once, not by the cyclic
+    garbage collector) and forwards the attributes MindSpore reads from a cell with a bprop.
+    """
+
+    _init_flag: bool  # set by nn.Cell once its parameters are initialised
+
+    @property
+    def _kwcell_owner(self) -> nn.Cell:
+        owner = self._kwcell_owner_or_none()
+        if owner is None:
+            raise AttributeError("_kwcell_owner")
+        return owner
+
+    def __call__(self, *args: Any) -> Any:
+        reentry = self.__dict__.get(REENTRY)
+        if reentry is not None and reentry[0] == threading.get_ident():
+            # An instance's replacement forward called the original construct (see _override).
+            return reentry[1](*args)
+        # The PyNative forward with nothing to record: Cell.__call__ would call construct
+        # directly too (the core has no hooks, shard, recompute, mixed precision or dynamic
+        # shapes of its own); skipping its checks saves a few microseconds per call.
+        if self._init_flag and not _pynative_executor.requires_grad() and context._get_mode() != GRAPH:
+            return self.construct(*args)
+        return super().__call__(*args)
+
+    def _kwcell_owner_or_none(self) -> nn.Cell | None:
+        ref = self.__dict__.get("_kwcell_owner_ref")
+        return ref() if ref is not None else None
+
+    @property
+    def bprop_debug(self) -> bool:
+        owner = self._kwcell_owner_or_none()
+        return bool(owner.bprop_debug) if owner is not None else False
+
+    @bprop_debug.setter
+    def bprop_debug(self, value: bool) -> None:
+        owner = self._kwcell_owner_or_none()
+        if owner is not None:
+            owner.bprop_debug = value
+
+    @property
+    def _bprop_debug(self) -> bool:
+        return self.bprop_debug
+
+    @_bprop_debug.setter
+    def _bprop_debug(self, value: bool) -> None:
+        """Set by ``Cell.__init__``; the owner's flag is the one that counts."""
+
+    def _kwcell_forwarded(self, name: str) -> Any:
+        # getattr, not dir(): MindSpore reads these on every backward, and dir() of a cell
+        # costs about 50 us.
+        value = getattr(self._kwcell_owner_or_none(), name, _MISSING)
+        if value is _MISSING:
+            raise AttributeError(name)
+        return value
+
+    @property
+    def used_bprop_inputs(self) -> Any:
+        return self._kwcell_forwarded("used_bprop_inputs")
+
+    @property
+    def internal_params(self) -> Any:
+        return self._kwcell_forwarded("internal_params")
+
+    @property
+    def _kwcell_weighted(self) -> bool:
+        """Whether the owner asks for weight gradients (read as a constant by the graph parser)."""
+        owner = self._kwcell_owner_or_none()
+        return owner is not None and bool(getattr(owner, "internal_params", None))
