@@ -62,7 +62,7 @@ from ._errors import KwCellDefinitionError, KwCellWarning
 from ._info import INFO as _INFO
 from ._meta import KwCellMeta
 from ._spec import KEYWORD_ONLY, format_params, signature_of
-from ._validate import expected_bprop
+from ._validate import expected_bprop, position_conflicts
 
 __all__ = ["MissingTargetError", "Problem", "check"]
 
@@ -314,11 +314,7 @@ def _plain_problems(cls: type, file: str) -> list[Problem]:
             "then out, dout"
         )
         found.append(Problem(file, b_line, "KW104", message + fix, label))
-    elif conflicts := [
-        (b, e) for b, e in zip(positional, expected, strict=False) if b != e and b in expected
-    ]:
-        # Only names construct (or out/dout) uses elsewhere: other names (``_``,
-        # ``grad_output``) are MindSpore's positional form and read the same either way.
+    elif conflicts := position_conflicts(construct.names, positional):
         pairs = ", ".join(f"'{b}' gets {e if e in ('out', 'dout') else repr(e)}" for b, e in conflicts)
         message = (
             f"{name}.bprop({', '.join(positional)}) receives construct's inputs by position, not by "

@@ -22,7 +22,7 @@ from typing import Any
 from mindspore import nn
 
 from ._codegen import ensure_written
-from ._meta import info_of, own_infos
+from ._info import info_of, own_infos
 
 try:  # the C++ base class of nn.Cell (untyped: the stubs do not describe MindSpore's internals)
     Cell_: Any = importlib.import_module("mindspore._c_expression").Cell_

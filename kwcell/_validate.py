@@ -19,6 +19,7 @@ __all__ = [
     "check_returned_literal",
     "is_mindspore_form",
     "passes_through",
+    "position_conflicts",
     "same_default",
     "validate",
 ]
@@ -148,19 +149,21 @@ def check_construct(spec: CellSpec) -> None:
             raise KwCellDefinitionError(msg)
 
 
-def _position_conflicts(spec: CellSpec) -> list[str]:
-    """Names that bprop shares with construct (or with out/dout) at another position.
+def position_conflicts(inputs: Sequence[str], bprop_names: Sequence[str]) -> list[tuple[str, str]]:
+    """``(bprop name, what it receives by position)`` for each name of ``bprop_names`` that
+    construct's ``inputs`` (or out/dout) use at another position.
 
     For a bprop in MindSpore's positional form, each such name means the two readings, by
-    position (what MindSpore does) and by name (what the names say), disagree.
+    position (what MindSpore does) and by name (what the names say), disagree. Other names
+    (``_``, ``grad_output``) read the same either way. Used for KwCells here and for plain
+    cells by ``kwcell check`` (KW103).
     """
-    assert spec.bprop is not None
-    expected = [*spec.names, *_GRAD_NAMES]
-    conflicts: list[str] = []
-    for i, p in enumerate(spec.bprop.signature.params):
-        if p.name in expected and expected.index(p.name) != i:
-            conflicts.append(f"'{p.name}' (position {i + 1}) would receive {_slot(expected[i])}")
-    return conflicts
+    expected = [*inputs, *_GRAD_NAMES]
+    return [
+        (name, expected[i])
+        for i, name in enumerate(bprop_names)
+        if i < len(expected) and name in expected and expected.index(name) != i
+    ]
 
 
 def _slot(name: str) -> str:
@@ -178,7 +181,10 @@ def _reading(spec: CellSpec) -> str:
         return BY_NAME
     if sorted(names) == sorted([*spec.names, *_GRAD_NAMES]):
         return BY_NAME  # exactly construct's names (in any order), out and dout
-    conflicts = _position_conflicts(spec)
+    conflicts = [
+        f"'{b}' (position {names.index(b) + 1}) would receive {_slot(e)}"
+        for b, e in position_conflicts(spec.names, names)
+    ]
     if conflicts:
         by_position = ", ".join(
             f"{p}={_slot(e)}" for p, e in zip(names, [*spec.names, *_GRAD_NAMES], strict=True)
