@@ -29,6 +29,7 @@ from ._validate import (
     CLASSIC_ARGS,
     check_bprop,
     check_construct,
+    decorated_bprop,
     is_mindspore_form,
     passes_through,
 )
@@ -176,11 +177,7 @@ def generate(
     try:
         reading = check_bprop(spec)
         if _decorated(bprop):
-            msg = (
-                f"{cls.__qualname__}.bprop: decorators on bprop are not supported (MindSpore calls "
-                "bprop itself, and kwcell reads its source); move the decorated logic into a helper"
-            )
-            raise KwCellDefinitionError(msg)
+            raise decorated_bprop(cls.__qualname__)
         bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, None, lenient, token)
     except KwCellDefinitionError as exc:
         if not lenient or exc._kwcell_at_definition:

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._codegen import AST_LOCK
-from ._errors import KwCellDefinitionError
 from ._returns import check_return
 from ._spec import CellSpec
-from ._validate import BY_POSITION, check_returned_literal
+from ._validate import BY_POSITION, check_returned_literal, decorated_bprop
 
 __all__ = ["RewrittenBprop", "rewrite_bprop"]
 
@@ -295,11 +294,7 @@ def rewrite_bprop(
     if not isinstance(fdef, ast.FunctionDef):
         return None
     if fdef.decorator_list:
-        msg = (
-            f"{spec.qualname}.bprop: decorators on bprop are not supported (MindSpore calls bprop "
-            "itself, and kwcell reads its source); move the decorated logic into a helper"
-        )
-        raise KwCellDefinitionError(msg)
+        raise decorated_bprop(spec.qualname)
     bsig = spec.bprop.signature if spec.bprop else None
     assert bsig is not None and bsig.self_name is not None
     text = _Text(source)

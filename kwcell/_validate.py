@@ -17,6 +17,7 @@ __all__ = [
     "check_bprop",
     "check_construct",
     "check_returned_literal",
+    "decorated_bprop",
     "is_mindspore_form",
     "passes_through",
     "position_conflicts",
@@ -83,6 +84,15 @@ def _fail(spec: CellSpec, method: str, detail: str, *, suggest: bool = True) -> 
         msg = f"{spec.qualname}.{method}: {detail}"
     if suggest and not spec.construct.var_positional and not spec.construct.var_keyword:
         msg += f"; expected e.g. {expected_bprop(spec.construct)}"
+    return KwCellDefinitionError(msg)
+
+
+def decorated_bprop(qualname: str) -> KwCellDefinitionError:
+    """The error for a decorated bprop (seen through ``__wrapped__``, or in its source)."""
+    msg = (
+        f"{qualname}.bprop: decorators on bprop are not supported (MindSpore calls bprop "
+        "itself, and kwcell reads its source); move the decorated logic into a helper"
+    )
     return KwCellDefinitionError(msg)
 
 
