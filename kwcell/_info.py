@@ -24,14 +24,14 @@ class KwCellInfo:
     user_construct: Callable[..., Any]
     user_bprop: Callable[..., Any]
     positional_bprop: Callable[..., Any]
+    #: What PYNATIVE calls as the bprop (the user's own function behind a normalizer); its
+    #: ``__wrapped__`` is ``positional_bprop``, which the graph compiler parses.
+    py_bprop: Callable[..., Any]
     core_cls: type[nn.Cell]
     dispatcher: types.FunctionType
     bind: types.FunctionType
     files: dict[str, str] = field(default_factory=dict)
     token: int = 0
-    #: What PYNATIVE calls as the bprop (the user's own function behind a normalizer); its
-    #: ``__wrapped__`` is ``positional_bprop``, which the graph compiler parses.
-    py_bprop: Callable[..., Any] | None = None
     #: How bprop receives construct's inputs: ``_validate.CLASSIC_ARGS``, ``BY_POSITION`` or
     #: ``BY_NAME``.
     reading: str = ""

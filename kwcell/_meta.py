@@ -171,7 +171,7 @@ def _setup(cls: KwCellMeta, *, defines_construct: bool) -> None:
     # The user's functions under this class's token, so that a parent's core still runs
     # the parent's own code for super().construct(...) from a subclass.
     setattr(cls, f"_kwcell_construct_{info.token}", construct)
-    setattr(cls, f"_kwcell_bprop_{info.token}", info.py_bprop or info.positional_bprop)
+    setattr(cls, f"_kwcell_bprop_{info.token}", info.py_bprop)
     # Instances get their cores when created; one made before ``cls.bprop`` was assigned
     # gets the new core on first use (an instance attribute then shadows this).
     type.__setattr__(cls, f"_kwcell_core_{info.token}", _LazyCore(f"_kwcell_core_{info.token}"))
