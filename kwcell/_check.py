@@ -59,7 +59,7 @@ from mindspore import nn
 
 from ._cell import KwCell
 from ._errors import KwCellDefinitionError, KwCellWarning
-from ._info import INFO as _INFO
+from ._lookup import BpropSlot
 from ._meta import KwCellMeta
 from ._spec import KEYWORD_ONLY, format_params, signature_of
 from ._validate import expected_bprop, position_conflicts
@@ -163,10 +163,8 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
             return cls
         except KwCellDefinitionError as exc:
             report(str(exc))
-            namespace.pop("bprop", None)
-            cls = type.__new__(mcls, name, bases, namespace, **kw)
-            setattr(cls, _INFO, None)  # a cell without bprop, like a KwCell that defines none
-            return cls
+            namespace["bprop"] = BpropSlot(None)  # a cell without a bprop of its own
+            return type.__new__(mcls, name, bases, namespace, **kw)
 
     KwCellMeta.__new__ = staticmethod(lenient)  # type: ignore[method-assign]
     try:
