@@ -271,6 +271,23 @@ def _function_tree(fn: Callable[..., Any]) -> tuple[str, ast.Module, str, int] |
     return found
 
 
+def tuple_returns(fn: Callable[..., Any]) -> list[tuple[int, int]]:
+    """``(line, count)`` for each ``return`` of a tuple or list literal in ``fn``'s own body:
+    the literals whose count the class statement checks (no ``*`` entry, no dict entry, which
+    is MindSpore's weight form). ``[]`` when ``fn`` has no source. ``kwcell check`` applies
+    the same count rule to plain ``nn.Cell`` bprops through this."""
+    found = _function_tree(fn)
+    if found is None or not isinstance(found[1].body[0], ast.FunctionDef):
+        return []
+    first_line = found[3]
+    return [
+        (first_line + ret.lineno - 1, len(ret.value.elts))
+        for ret in _returns(found[1].body[0])
+        if isinstance(ret.value, (ast.Tuple, ast.List))
+        and not any(isinstance(e, (ast.Starred, ast.Dict)) for e in ret.value.elts)
+    ]
+
+
 def rewrite_bprop(
     fn: Callable[..., Any], spec: CellSpec, reading: str, *, lenient: bool, super_attr: str
 ) -> RewrittenBprop | None:
