@@ -22,11 +22,21 @@ from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
 from ._core import KwCellCore
-from ._errors import KwCellDefinitionError, KwCellWarning
+from ._deferred import graph_raiser
+from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
 from ._source import ZERO, rewrite_bprop
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
-from ._templates import CORE, CORE_STATIC, DISPATCHER, GRAPH_BPROP, HEADER, PY_BPROP, RAISE_BPROP
+from ._templates import (
+    CORE,
+    CORE_STATIC,
+    DISPATCHER,
+    GRAPH_BPROP,
+    HEADER,
+    PY_BPROP,
+    RAISE_BPROP,
+    RAISE_GRAPH_BPROP,
+)
 from ._validate import (
     BY_NAME,
     BY_POSITION,
@@ -105,10 +115,9 @@ def _bprop_units(
     spec: CellSpec,
     bprop: Callable[..., Any],
     reading: str,
-    deferred: str | None,
+    problem: KwCellDefinitionError | None,
     lenient: bool,
     token: int,
-    graph_error: str = "TypeError",
     *,
     bprop_self: bool = True,
     super_name: str | None = None,
@@ -125,11 +134,18 @@ def _bprop_units(
         "extras_ok": lenient,
         "token": token,
     }
-    if deferred is not None:
+    if problem is not None:
         # MindSpore's own form with a problem MindSpore reports only at gradient time: so
-        # does kwcell (it warned when the class was created).
-        py = _raise_unit("py", fmt, "_kwcell_error", deferred, {"_kwcell_error": KwCellDefinitionError})
-        graph = _raise_unit("graph", fmt, graph_error, deferred, {})
+        # does kwcell (it warned when the class was created), with the exception class and
+        # the wording MindSpore uses for the mistake in each mode, then kwcell's message.
+        error = deferred(problem, PYNATIVE)
+        py = _raise_unit("py", fmt, "_kwcell_error", str(error), {"_kwcell_error": type(error)})
+        graph = Unit(
+            "graph",
+            RAISE_GRAPH_BPROP.format(**fmt),
+            {"__name__": __name__, "__builtins__": __builtins__},
+            closure={"_kwcell_raise": graph_raiser(problem)},
+        )
         return _Bprop([py, graph], True, "bprop: raises its definition error when the gradient is taken"), []
     user_fn = bprop if bprop_self else _without_self(bprop)
     py = Unit(
@@ -164,7 +180,7 @@ def _bprop_units(
         graph = _raise_unit("graph", fmt, "RuntimeError", message, {})
         return _Bprop([py, graph], True, "bprop: PYNATIVE only (an instance's bprop in kwcell's form)"), []
     if rewritten is None and _decorated(bprop):
-        raise decorated_bprop(cls.__qualname__)
+        raise decorated_bprop(cls.__qualname__, jit=getattr(bprop, "__wrapped_by_jit__", False) is True)
     if rewritten is None:
         message = (
             f"{where}: GRAPH_MODE and @ms.jit compile bprop from its source text, and kwcell cannot "
@@ -238,7 +254,6 @@ def generate(
     # gradient is taken is a warning now and an error then, so that one broken cell does not
     # make its whole module fail to import. kwcell's own forms fail here.
     lenient = is_mindspore_form(bsig)
-    deferred: str | None = None
     reading = CLASSIC_ARGS
     extra = {"bprop_self": bprop_self, "super_name": super_name}
     try:
@@ -247,13 +262,8 @@ def generate(
     except KwCellDefinitionError as exc:
         if not lenient or exc._kwcell_at_definition:
             raise
-        deferred = f"{exc}"
-        bprop_parts, notes = _bprop_units(
-            cls, spec, bprop, reading, deferred, lenient, token, exc._kwcell_graph_error, **extra  # type: ignore[arg-type]
-        )
-        notes = [
-            f"{deferred} (MindSpore's bprop form: the gradient of {cls.__qualname__} will raise this error)"
-        ]
+        bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, exc, lenient, token, **extra)  # type: ignore[arg-type]
+        notes = [f"{exc} (MindSpore's bprop form: the gradient of {cls.__qualname__} will raise this error)"]
     if warn:
         for note in notes:
             warnings.warn(note, KwCellWarning, stacklevel=_user_stacklevel())

@@ -44,6 +44,7 @@ _CELL_FILE = os.path.normcase(os.path.abspath(nn.cell.__file__))  # type: ignore
 _MS_DIR = os.path.dirname(os.path.dirname(_CELL_FILE)) + os.sep
 _STOP = nn.Cell
 
+
 def _from_mindspore(frame: types.FrameType) -> bool:
     """Whether a read comes from MindSpore: its Python code (``Cell.__call__``, the graph
     parser) or its C++ compiler, whose reads show the Python frame that called into it."""
@@ -238,7 +239,7 @@ def _slot_is_nearest(obj: Any, name: str) -> bool:
 Resolver = Callable[[Any], tuple[Any, bool]]
 
 
-class looked_up:  # noqa: N801 - used like ``property``
+class looked_up:
     """A read-only attribute computed when it is read, like ``property``, but not a
     ``property``: MindSpore's graph parser compiles a property's getter into the graph, and
     these must be evaluated in Python when the graph is compiled (they say which function

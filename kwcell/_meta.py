@@ -144,5 +144,3 @@ class KwCellMeta(abc.ABCMeta):
             if info_of(cls) is not None:
                 _warn_ungraded_parameters(cell)
             return cell
-
-

@@ -275,6 +275,23 @@ def _function_tree(fn: Callable[..., Any]) -> tuple[str, ast.Module, str, int] |
     return found
 
 
+def tuple_returns(fn: Callable[..., Any]) -> list[tuple[int, int]]:
+    """``(line, count)`` for each ``return`` of a tuple or list literal in ``fn``'s own body:
+    the literals whose count the class statement checks (no ``*`` entry, no dict entry, which
+    is MindSpore's weight form). ``[]`` when ``fn`` has no source. ``kwcell check`` applies
+    the same count rule to plain ``nn.Cell`` bprops through this."""
+    found = _function_tree(fn)
+    if found is None or not isinstance(found[1].body[0], ast.FunctionDef):
+        return []
+    first_line = found[3]
+    return [
+        (first_line + ret.lineno - 1, len(ret.value.elts))
+        for ret in _returns(found[1].body[0])
+        if isinstance(ret.value, (ast.Tuple, ast.List))
+        and not any(isinstance(e, (ast.Starred, ast.Dict)) for e in ret.value.elts)
+    ]
+
+
 def rewrite_bprop(
     fn: Callable[..., Any],
     spec: CellSpec,
@@ -345,9 +362,8 @@ def rewrite_bprop(
     lines = [f"def {fdef.name}({', '.join(positional)}):\n", *(f"{indent}{p}\n" for p in prologue)]
     text_body = body.decode("utf-8")
     has_super = any(_is_super_bprop(node) for node in ast.walk(fdef))
-    if has_super:
-        if super_class is not None:
-            text_body = _SUPER_BPROP.sub(f"super({super_class}, {bsig.self_name}).bprop", text_body)
+    if has_super and super_class is not None:
+        text_body = _SUPER_BPROP.sub(f"super({super_class}, {bsig.self_name}).bprop", text_body)
     rewritten = "".join(lines) + indent + text_body + "\n"
     static = static and _ends_in_return(fdef.body)
     return RewrittenBprop(rewritten, origin, static, tuple(notes or ()), changed, has_super)

@@ -25,7 +25,6 @@ from mindspore import Parameter, Tensor, jit, nn, ops
 
 import kwcell
 from kwcell import KwCell
-from kwcell._meta import info_of
 from kwcell._lookup import class_forward
 
 grad_all = ops.GradOperation(get_all=True)
