@@ -17,10 +17,7 @@ import re
 import sys
 from collections.abc import Sequence
 from importlib import resources
-from typing import TYPE_CHECKING, NoReturn
-
-if TYPE_CHECKING:
-    from ._migrate import FileMigration
+from typing import NoReturn
 
 __all__ = ["main"]
 
@@ -40,18 +37,20 @@ _MIGRATE_DESCRIPTION = """\
 Switch the nn.Cell base of every bprop cell to KwCell, in place: a class that defines or
 inherits a bprop (def bprop, bprop = ..., Net.bprop = ...) and names mindspore.nn.Cell as a
 base, however it was imported (nn.Cell, ms.nn.Cell, Cell, an alias). A shared base is switched
-when a class derived from it in the same file has a bprop. Adds 'from kwcell import KwCell'
-after the file's imports; everything else stays as it was, comments and formatting included.
-Nothing is imported or run: MindSpore is not needed. A target is a .py file or a directory
-(every .py file under it).
+when a class derived from it has a bprop, in the same file or in another of the files given.
+Adds 'from kwcell import KwCell' after the file's imports; everything else stays as it was,
+comments and formatting included. Nothing is imported or run: MindSpore is not needed. A
+target is a .py file or a directory (every .py file under it).
 
-Prints one line per switched class, FILE:LINE: CLASS: nn.Cell -> KwCell, one per class it
-could not switch (a metaclass that cannot be combined with KwCell's: decorate the class with
-@kwcell.keyword_bprop instead), notes on imports left unused, then a summary line. With
---diff, prints the change as a unified diff on stdout, writes nothing, and sends the rest to
-stderr.
-Exit status: 0 nothing left to switch, 1 a class could not be switched or a file could not be
-parsed, 2 bad command line (e.g. a target that does not exist) or libcst is not installed."""
+Prints one line per switched class, FILE:LINE: CLASS: nn.Cell -> KwCell; one per class it
+could not switch, with the fix (a metaclass that cannot be combined with KwCell's, or a base
+that is a MindSpore class such as nn.Dense: decorate the class with @kwcell.keyword_bprop
+instead; a static bprop, which KwCell refuses); notes (an import left unused, a bprop cell
+whose base comes from a file not given); then a summary line. With --diff, prints the change
+as a unified diff on stdout, writes nothing, and sends the rest to stderr.
+Exit status: 0 every bprop cell found was switched (with --diff: would be), 1 a class could
+not be switched or a file could not be parsed, 2 bad command line (e.g. a target that does not
+exist) or libcst is not installed."""
 
 _MIGRATE_EPILOG = """\
 A base from another module that has a metaclass of its own is not seen: if a rewritten module
@@ -177,21 +176,19 @@ def _migrate(parser: argparse.ArgumentParser, paths: Sequence[str], *, diff: boo
             f"{parser.prog}: error: this command needs libcst, which is not installed; "
             "install it with: pip install 'kwcell[migrate]'\n",
         )
-    from ._migrate import migrate_file
+    from ._migrate import migrate_paths
 
     report = sys.stderr if diff else sys.stdout
     switched = problems = changed = 0
     files = _python_files(paths)
-    for path in files:
-        try:
-            result: FileMigration = migrate_file(path)
-        except SyntaxError as exc:
+    for path, result in migrate_paths(files):
+        if isinstance(result, SyntaxError):
             problems += 1
-            print(f"{path}:{exc.lineno or 1}: {exc.msg}", file=report)
+            print(f"{path}:{result.lineno or 1}: {result.msg}", file=report)
             continue
-        except (UnicodeError, LookupError) as exc:  # undecodable, or an unknown coding: cookie
+        if isinstance(result, (UnicodeError, LookupError)):  # undecodable, or an unknown coding: cookie
             problems += 1
-            print(f"{path}:1: cannot read: {exc}", file=report)
+            print(f"{path}:1: cannot read: {result}", file=report)
             continue
         if result.changed:
             changed += 1
@@ -202,7 +199,7 @@ def _migrate(parser: argparse.ArgumentParser, paths: Sequence[str], *, diff: boo
                     f.write(result.after.encode(result.encoding))
         lines = [(n.line, f"{n.name}: {n.message}") for n in result.switched]
         lines += [(n.line, f"{n.name}: {n.message}") for n in result.problems]
-        lines += [(n.line, f"note: {n.name!r} is {n.message}") for n in result.notes]
+        lines += [(n.line, f"note: {n.message}") for n in result.notes]
         for line, text in sorted(lines, key=lambda item: item[0]):
             print(f"{path}:{line}: {text}", file=report)
         switched += len(result.switched)

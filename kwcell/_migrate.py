@@ -12,20 +12,26 @@ What it switches, file by file:
 - a base names ``mindspore.nn.Cell`` however it was imported (``nn.Cell``, ``ms.nn.Cell``,
   ``mindspore.nn.Cell``, ``Cell``, ``from mindspore.nn import Cell as C``), in the module, in a
   function or in a class body (name resolution follows Python's scopes);
-- a class naming ``nn.Cell`` is switched when it, or a class of the same file derived from it,
-  is a bprop cell (a ``KwCell`` without bprop behaves as ``nn.Cell``, so switching a shared base
-  is safe). A class that derives from a switched one, or from ``KwCell``, needs nothing.
+- a class naming ``nn.Cell`` is switched when it, or a class derived from it, is a bprop cell
+  (a ``KwCell`` without bprop behaves as ``nn.Cell``, so switching a shared base is safe). A
+  class that derives from a switched one, or from ``KwCell``, needs nothing. Derived classes
+  are seen in the same file, and with :func:`migrate_paths` in the other files of the run
+  (through their imports, absolute or relative, and the files' package paths).
 
 What it does not switch, and reports with the fix: a class whose metaclass (its own
-``metaclass=``, a base's or a subclass's in the same file) cannot be combined with KwCell's (the
-fix is the ``@kwcell.keyword_bprop`` decorator, which keeps the class's bases and metaclass); a
-static or class method bprop, which KwCell refuses at class creation; and a file where the name
+``metaclass=``, a base's or a subclass's in the same file) cannot be combined with KwCell's, or
+whose cell base is a MindSpore class other than ``nn.Cell`` (``nn.Dense``); the fix is the
+``@kwcell.keyword_bprop`` decorator, which keeps the class's bases and metaclass. Also a static
+or class method bprop, which KwCell refuses at class creation, and a file where the name
 ``KwCell`` already means something else.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import os
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -37,11 +43,12 @@ from libcst.metadata import (
     MetadataWrapper,
     PositionProvider,
     QualifiedNameProvider,
+    QualifiedNameSource,
     Scope,
     ScopeProvider,
 )
 
-__all__ = ["FileMigration", "Note", "migrate_file", "migrate_source"]
+__all__ = ["FileMigration", "Note", "Want", "migrate_file", "migrate_paths", "migrate_source", "module_name"]
 
 _CELL = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell"})
 _KWCELL = frozenset({"kwcell.KwCell", "kwcell._cell.KwCell"})
@@ -62,6 +69,16 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Want:
+    """Class ``name`` (line ``line``) needs KwCell and can get it only from ``base``, a class
+    imported from another module (an absolute dotted name)."""
+
+    line: int
+    name: str
+    base: str
+
+
+@dataclass(frozen=True)
 class FileMigration:
     """What :func:`migrate_source` did to one file."""
 
@@ -71,6 +88,8 @@ class FileMigration:
     switched: tuple[Note, ...]  # one per class whose base was switched
     problems: tuple[Note, ...]  # classes left alone that needed switching, and why
     notes: tuple[Note, ...] = ()  # informational (an import that is no longer used)
+    wants: tuple[Want, ...] = ()  # imported bases that must become KwCells in their own file
+    defines: frozenset[str] = frozenset()  # absolute names of the module's classes (if known)
 
     @property
     def changed(self) -> bool:
@@ -100,6 +119,8 @@ class _Class:
     metaclass: str | None = None  # source of a metaclass= that KwCell's metaclass cannot join
     own_bprop: bool = False
     bprop_kind: str | None = None  # "staticmethod" or "classmethod": KwCell refuses such a bprop
+    imported_bases: list[str] = field(default_factory=list)  # absolute names, other modules
+    library_cell: str | None = None  # a base that is a MindSpore cell class other than nn.Cell
 
 
 _CLAUSES = (cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase)
@@ -178,8 +199,10 @@ class _Collector(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider, PositionProvider)
 
-    def __init__(self) -> None:
+    def __init__(self, module: str | None = None, is_package: bool = False) -> None:
         super().__init__()
+        self._module = module
+        self._package = module if is_package or module is None else module.rpartition(".")[0]
         self.classes: dict[cst.ClassDef, _Class] = {}
         # enclosing classes and functions; a function is paired with its class if it is a method
         self._stack: list[_Class | tuple[cst.FunctionDef, _Class | None]] = []
@@ -275,6 +298,8 @@ class _Collector(cst.CSTVisitor):
                 info.cell_bases.append(arg)
             elif names & _KWCELL:
                 info.kw_base = True
+            elif not self.classes_named(arg.value):
+                self._note_imported_base(info, arg.value)
         for arg in node.keywords:
             is_metaclass = arg.keyword is not None and arg.keyword.value == "metaclass"
             if is_metaclass and not self._compatible_metaclass(arg.value):
@@ -284,6 +309,40 @@ class _Collector(cst.CSTVisitor):
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._stack.pop()
+
+    def _note_imported_base(self, info: _Class, expr: cst.BaseExpression) -> None:
+        """A base imported from another module: a MindSpore cell class (which cannot be
+        switched), or a class of the user's that may be an nn.Cell in its own file."""
+        for q in self.get_metadata(QualifiedNameProvider, expr, set()):
+            if q.source is not QualifiedNameSource.IMPORT or not isinstance(expr, (cst.Name, cst.Attribute)):
+                continue
+            name = self._absolute(q.name)
+            if name is None:
+                continue
+            root = name.split(".")[0]
+            if name.startswith("mindspore.nn."):
+                info.library_cell = name
+            elif root not in ("mindspore", "kwcell", "builtins") and root not in sys.stdlib_module_names:
+                info.imported_bases.append(name)
+
+    def _absolute(self, name: str) -> str | None:
+        """``..base.Base`` relative to this module's package, or ``None`` if that is unknown."""
+        level = len(name) - len(name.lstrip("."))
+        if not level:
+            return name
+        if not self._package:
+            return None
+        parts = self._package.split(".")
+        if level - 1 >= len(parts):
+            return None
+        return ".".join([*parts[: len(parts) - (level - 1)], name[level:]])
+
+    def defines(self) -> frozenset[str]:
+        if self._module is None:
+            return frozenset()
+        return frozenset(
+            f"{self._module}.{c.qualname}" for c in self.classes.values() if "<locals>" not in c.qualname
+        )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         owner = self._stack[-1] if self._stack else None
@@ -364,9 +423,16 @@ def _is_kwcell(info: _Class, switched: set[int]) -> bool:
 class _Plan:
     switch: list[_Class]
     problems: list[Note]
+    wants: list[Want]
 
 
-def _plan(classes: Iterable[_Class]) -> _Plan:
+def _plan(classes: Sequence[_Class], needed: frozenset[str]) -> _Plan:
+    """Which classes to switch. ``needed`` holds the qualified names of this module's classes
+    that classes of other modules derive from and need as KwCells."""
+
+    def needs(info: _Class) -> bool:
+        return _has_bprop(info) or info.qualname in needed
+
     switch: list[_Class] = []
     switched: set[int] = set()
     problems: list[Note] = []
@@ -375,8 +441,7 @@ def _plan(classes: Iterable[_Class]) -> _Plan:
             continue
         if info.kw_base or any(_is_kwcell(b, switched) for b in info.file_bases):
             continue
-        users = [c for c in (info, *_descendants(info)) if _has_bprop(c)]
-        if not users:
+        if not any(needs(c) for c in (info, *_descendants(info))):
             continue
         group = (info, *_ancestors(info), *_descendants(info))
         culprit = next((c for c in group if c.metaclass is not None), None)
@@ -389,7 +454,24 @@ def _plan(classes: Iterable[_Class]) -> _Plan:
             continue
         switch.append(info)
         switched.add(id(info))
-    return _Plan(switch, problems)
+
+    # classes that need KwCell but name no nn.Cell here: through a MindSpore cell class (cannot
+    # be switched), or through a class of another module (switched in its own file)
+    wants: list[Want] = []
+    for info in classes:
+        if info.cell_bases or info.kw_base or any(c.cell_bases or c.kw_base for c in _ancestors(info)):
+            continue
+        if not any(needs(c) for c in (info, *_descendants(info))):
+            continue
+        if info.library_cell is not None:
+            message = (
+                f"not switched: it derives from {info.library_cell}, a MindSpore class, not from "
+                f"nn.Cell itself; decorate the class with {DECORATOR} instead"
+            )
+            problems.append(Note(info.line, info.qualname, message))
+        wants += [Want(info.line, info.qualname, base) for base in info.imported_bases]
+    problems.sort(key=lambda n: n.line)
+    return _Plan(switch, problems, wants)
 
 
 def _metaclass_message(info: _Class, culprit: _Class) -> str:
@@ -563,28 +645,43 @@ def _unused_imports(collector: _Collector, args: Iterable[cst.Arg]) -> list[Note
                 continue
             seen.add(id(assignment))
             if all(ref.node in roots for ref in assignment.references):
-                message = "no longer used (its uses were the bases switched to KwCell); remove the import"
+                message = (
+                    f"{assignment.name!r} is no longer used (its uses were the bases switched to "
+                    "KwCell); remove the import"
+                )
                 notes.append(Note(collector.line(assignment.node), assignment.name, message))
     return sorted(notes, key=lambda n: n.line)
 
 
-def migrate_source(source: str | bytes) -> FileMigration:
-    """Switch the bprop cells of one module's source; raises ``SyntaxError`` if it is not Python."""
+def migrate_source(
+    source: str | bytes, module: str | None = None, *, is_package: bool = False, needed: Iterable[str] = ()
+) -> FileMigration:
+    """Switch the bprop cells of one module's source; raises ``SyntaxError`` if it is not Python.
+
+    ``module`` is the module's dotted name, if known (it resolves relative imports and names
+    the classes that other modules need); ``needed`` holds absolute names of classes that
+    classes of other modules derive from and need as KwCells (see :func:`migrate_paths`).
+    """
     try:
-        module = cst.parse_module(source)
+        tree = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         msg = f"cannot parse: {exc.message.removeprefix('parser error: ')}"
         raise SyntaxError(msg, (None, exc.raw_line, exc.raw_column + 1, None)) from None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    collector = _Collector()
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    collector = _Collector(module, is_package)
     wrapper.visit(collector)
-    plan = _plan(collector.classes.values())
+    prefix = f"{module}." if module else None
+    local = frozenset(n.removeprefix(prefix) for n in needed if prefix and n.startswith(prefix))
+    plan = _plan(list(collector.classes.values()), local)
     problems = list(plan.problems)
+    unchanged = FileMigration(
+        tree.code, tree.code, tree.encoding, (), tuple(problems), (), tuple(plan.wants), collector.defines()
+    )
     if not plan.switch:
-        return FileMigration(module.code, module.code, module.encoding, (), tuple(problems))
+        return unchanged
 
-    line_of = {id(s): collector.line(s) for s in module.body}
-    imports = _import_plan(module, min(c.line for c in plan.switch), line_of)
+    line_of = {id(s): collector.line(s) for s in tree.body}
+    imports = _import_plan(tree, min(c.line for c in plan.switch), line_of)
     args = {arg for c in plan.switch for arg in c.cell_bases}
     conflict = _name_conflict(collector, args, imports.name)
     if conflict is not None:
@@ -595,18 +692,70 @@ def migrate_source(source: str | bytes) -> FileMigration:
             )
             problems.append(Note(info.line, info.qualname, message))
         problems.sort(key=lambda n: n.line)
-        return FileMigration(module.code, module.code, module.encoding, (), tuple(problems))
+        return dataclasses.replace(unchanged, problems=tuple(problems))
 
     switched = tuple(
         Note(c.line, c.qualname, f"{' and '.join(_code(a.value) for a in c.cell_bases)} -> {imports.name}")
         for c in plan.switch
     )
     notes = _unused_imports(collector, args)
-    new = module.with_changes(body=imports.body).visit(_SwitchBases(args, imports.name))
-    return FileMigration(module.code, new.code, module.encoding, switched, tuple(problems), tuple(notes))
+    new = tree.with_changes(body=imports.body).visit(_SwitchBases(args, imports.name))
+    return dataclasses.replace(unchanged, after=new.code, switched=switched, notes=tuple(notes))
 
 
-def migrate_file(path: str) -> FileMigration:
+def module_name(path: str) -> tuple[str, bool]:
+    """The dotted module name of a file, found through its packages' ``__init__.py``, and
+    whether it is a package's ``__init__.py``."""
+    directory, filename = os.path.split(os.path.abspath(path))
+    is_package = filename == "__init__.py"
+    parts = [] if is_package else [os.path.splitext(filename)[0]]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        parts.insert(0, package)
+    return ".".join(parts), is_package
+
+
+def migrate_file(path: str, needed: Iterable[str] = ()) -> FileMigration:
     """:func:`migrate_source` on a file's bytes (its encoding and line endings are kept)."""
+    module, is_package = module_name(path)
     with open(path, "rb") as f:
-        return migrate_source(f.read())
+        return migrate_source(f.read(), module or None, is_package=is_package, needed=needed)
+
+
+Outcome = FileMigration | SyntaxError | UnicodeError | LookupError
+
+
+def migrate_paths(paths: Sequence[str]) -> list[tuple[str, Outcome]]:
+    """:func:`migrate_file` on each file, seeing across them: a bprop cell whose base is
+    imported from another of the files gets that base switched there. Files that cannot be
+    read or parsed give the exception instead. Writes nothing."""
+    needed: set[str] = set()
+    while True:
+        results: list[tuple[str, Outcome]] = []
+        for path in paths:
+            try:
+                results.append((path, migrate_file(path, needed)))
+            except (SyntaxError, UnicodeError, LookupError) as exc:
+                results.append((path, exc))
+        done = [r for _, r in results if isinstance(r, FileMigration)]
+        defined = frozenset().union(*(r.defines for r in done))
+        wanted = {w.base for r in done for w in r.wants if w.base in defined}
+        if wanted <= needed:
+            break
+        needed |= wanted
+    out: list[tuple[str, Outcome]] = []
+    for path, result in results:
+        if isinstance(result, FileMigration):
+            notes = [*result.notes, *(_outside(w) for w in result.wants if w.base not in defined)]
+            result = dataclasses.replace(result, notes=tuple(sorted(notes, key=lambda n: n.line)))
+        out.append((path, result))
+    return out
+
+
+def _outside(want: Want) -> Note:
+    message = (
+        f"{want.name} (or a subclass) has a bprop and derives from {want.base}, which is not in "
+        "the files given: if that is an nn.Cell, give its file to migrate as well, or decorate "
+        f"{want.name} with {DECORATOR}"
+    )
+    return Note(want.line, want.name, message)

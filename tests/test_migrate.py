@@ -756,7 +756,11 @@ def test_an_import_left_unused_is_noted() -> None:
         """
     )
     assert result.notes == (
-        Note(2, "Cell", "no longer used (its uses were the bases switched to KwCell); remove the import"),
+        Note(
+            2,
+            "Cell",
+            "'Cell' is no longer used (its uses were the bases switched to KwCell); remove the import",
+        ),
     )
 
 
@@ -1082,3 +1086,96 @@ def test_rewritten_suite_cells_import_and_pass(tmp_path: Path) -> None:
     assert sorted(failed) == sorted(NN_CELL_PINS), result.stdout[-5000:]
     for test_id, says in NN_CELL_PINS.items():
         assert says in failed[test_id], (test_id, failed[test_id][-2000:])
+
+
+def _package(tmp_path: Path) -> Path:
+    pkg = tmp_path / "pkg"
+    (pkg / "layers").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "layers" / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "base.py").write_text(
+        _src(
+            """\
+            from mindspore import nn
+
+
+            class Base(nn.Cell):
+                pass
+
+
+            class Unused(nn.Cell):
+                pass
+            """
+        ),
+        encoding="utf-8",
+    )
+    (pkg / "layers" / "act.py").write_text(
+        _src(
+            """\
+            from ..base import Base
+
+
+            class Act(Base):
+            <BPROP>
+            """
+        ),
+        encoding="utf-8",
+    )
+    (pkg / "layers" / "dense.py").write_text(
+        _src(
+            """\
+            from mindspore import nn
+
+            import pkg.base
+            from other_lib import Foreign
+
+
+            class Dense(nn.Dense):
+            <BPROP>
+
+
+            class Absolute(pkg.base.Unused):
+                bprop = None
+
+
+            class Elsewhere(Foreign):
+            <BPROP>
+            """
+        ),
+        encoding="utf-8",
+    )
+    return pkg
+
+
+def test_a_base_from_another_given_file_is_switched_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pkg = _package(tmp_path)
+    assert main(["migrate", str(pkg)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    base, dense = pkg / "base.py", pkg / "layers" / "dense.py"
+    assert out == [
+        f"{base}:1: note: 'nn' is no longer used (its uses were the bases switched to KwCell); "
+        "remove the import",
+        f"{base}:4: Base: nn.Cell -> KwCell",
+        f"{base}:8: Unused: nn.Cell -> KwCell",
+        f"{dense}:7: Dense: not switched: it derives from mindspore.nn.Dense, a MindSpore class, not "
+        "from nn.Cell itself; decorate the class with @kwcell.keyword_bprop instead",
+        f"{dense}:19: note: Elsewhere (or a subclass) has a bprop and derives from other_lib.Foreign, "
+        "which is not in the files given: if that is an nn.Cell, give its file to migrate as well, or "
+        "decorate Elsewhere with @kwcell.keyword_bprop",
+        "kwcell migrate: switched 2 classes in 1 file, 1 problem (5 files read)",
+    ]
+    assert "class Base(KwCell):" in base.read_text(encoding="utf-8")
+    assert "class Act(Base):" in (pkg / "layers" / "act.py").read_text(encoding="utf-8")
+
+
+def test_a_base_from_a_file_not_given_is_noted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    act = _package(tmp_path) / "layers" / "act.py"
+    assert main(["migrate", str(act)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{act}:4: note: Act (or a subclass) has a bprop and derives from pkg.base.Base, which is not in "
+        "the files given: if that is an nn.Cell, give its file to migrate as well, or decorate Act with "
+        "@kwcell.keyword_bprop",
+        "kwcell migrate: switched 0 classes in 0 files (1 file read)",
+    ]
