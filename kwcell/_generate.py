@@ -181,9 +181,9 @@ def _bprop_units(
             problem._kwcell_mindspore = mindspore_errors("jit_bprop")
             error = deferred(problem, PYNATIVE)
             py = _raise_unit("py", fmt, "_kwcell_error", str(error), {"_kwcell_error": type(error)})
-            return _Bprop([py, graph], False, note, rbprop=bprop), [
-                f"{problem} (MindSpore's bprop form: the gradient of {cls.__qualname__} will raise this error)"
-            ]
+            later = f"the gradient of {cls.__qualname__} will raise this error"
+            warning = f"{problem} (MindSpore's bprop form: {later})"
+            return _Bprop([py, graph], False, note, rbprop=bprop), [warning]
         return _Bprop([py, graph], False, note, rbprop=bprop), []
     if rewritten is None and not bprop_self:
         message = (

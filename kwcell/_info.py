@@ -133,7 +133,7 @@ def info_of(cls: type) -> KwCellInfo | None:
     """The kwcell information of ``cls``'s own construct and bprop as they are now, or ``None``
     (no bprop, no construct, or a cell kwcell leaves exactly as an nn.Cell)."""
     found = resolved(cls)
-    return None if found is None or found is PASSTHROUGH else found  # type: ignore[no-any-return]
+    return None if found is None or found is PASSTHROUGH else found
 
 
 def keyword_only(spec: CellSpec) -> tuple[str, ...]:
