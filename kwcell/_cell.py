@@ -9,6 +9,7 @@ from mindspore import context, nn
 from ._corecell import attach_cores
 from ._meta import KwCellMeta, info_of, keyword_only
 from ._override import ASSIGNED, construct_attr, route_instance_construct
+from ._reuse import configure as _configure_reuse
 
 __all__ = ["HasConstruct", "KwCell"]
 
@@ -45,6 +46,12 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
 
     #: The hidden cell that carries the generated positional bprop (only with a bprop).
     _kwcell_core: nn.Cell
+
+    def __init_subclass__(cls, *, compile_once: bool | None = None, **kwargs: Any) -> None:
+        # class Act(KwCell, compile_once=True): one graph for the instances of a compile
+        # whose graphs would be identical (kwcell/_reuse.py); inherited, False turns it off.
+        super().__init_subclass__(**kwargs)
+        _configure_reuse(cls, compile_once)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
