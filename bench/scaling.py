@@ -466,9 +466,9 @@ def _attribution(a: dict[str, Any]) -> str:
         "with `self` bound to an object that reads as the owner (MindSpore binds `self` to the cell "
         "whose `construct` it parses, and the core cannot be the owner: the visible cell must have "
         "no bprop); kwcell does not do that yet. "
-        "Methods are parsed once per instance, so these costs are per instance, not per class: "
-        "parsing once per class would need the functions MindSpore parses to be free of `self`, "
-        "which a cell's `construct` and `bprop` never are."
+        "Methods are parsed once per instance, so these costs are per instance, unless the class "
+        "is `compile_once=True`: then instances whose graphs would be identical share one parsed "
+        "graph (the compile_once column above)."
     )
 
 
