@@ -14,6 +14,7 @@ from ._errors import GradcheckError, KwCellDefinitionError, KwCellWarning
 
 if TYPE_CHECKING:
     from ._cell import KwCell
+    from ._decorate import keyword_bprop
     from ._explain import explain
     from ._gradcheck import gradcheck
     from ._meta import KwCellMeta
@@ -28,6 +29,7 @@ __all__ = [
     "explain",
     "grad",
     "gradcheck",
+    "keyword_bprop",
     "value_and_grad",
 ]
 __version__ = "0.1.0"
@@ -39,6 +41,7 @@ _LAZY = {
     "explain": "._explain",
     "grad": "._grad",
     "gradcheck": "._gradcheck",
+    "keyword_bprop": "._decorate",
     "value_and_grad": "._grad",
 }
 

@@ -39,17 +39,17 @@ from ._templates import (
 )
 from ._validate import (
     BY_NAME,
-    BY_POSITION,
     CLASSIC_ARGS,
     check_bprop,
     check_construct,
     decorated_bprop,
     is_mindspore_form,
-    mindspore_errors,
+    jit_on_bprop,
+    needs_rewrite,
     passes_through,
 )
 
-__all__ = ["generate", "needs_rewrite"]
+__all__ = ["generate"]
 
 _TOKENS = itertools.count(1)
 
@@ -173,12 +173,7 @@ def _bprop_units(
         note = "bprop: the user's own function in every mode, its return normalised"
         if getattr(bprop, "__wrapped_by_jit__", False) is True:
             # nn.Cell: graphs ignore @jit on bprop; PYNATIVE refuses it when the gradient is taken.
-            problem = KwCellDefinitionError(
-                f"{where}: MindSpore runs a bprop decorated with @jit only in graphs (GRAPH_MODE, "
-                "@ms.jit), where it ignores the decorator; remove @jit to take this gradient in "
-                "PYNATIVE mode too"
-            )
-            problem._kwcell_mindspore = mindspore_errors("jit_bprop")
+            problem = jit_on_bprop(cls.__qualname__)
             error = deferred(problem, PYNATIVE)
             py = _raise_unit("py", fmt, "_kwcell_error", str(error), {"_kwcell_error": type(error)})
             later = f"the gradient of {cls.__qualname__} will raise this error"
@@ -214,21 +209,6 @@ def _bprop_units(
     if rewritten.static:
         return _Bprop([py, user], True, note), list(rewritten.notes)
     return _Bprop([py, user, graph], False, note), list(rewritten.notes)
-
-
-def needs_rewrite(spec: CellSpec, reading: str) -> bool:
-    """Whether bprop must be rewritten for the graph compiler, which calls it positionally with
-    construct's inputs, then out and dout: only kwcell's own forms need it (names in another
-    order, keyword-only parameters, defaults, ``**kwargs``)."""
-    if reading in (CLASSIC_ARGS, BY_POSITION):
-        return False
-    assert spec.bprop is not None
-    bsig = spec.bprop.signature
-    if bsig.var_keyword is not None or bsig.var_positional is not None:
-        return True
-    if any(p.kind is KEYWORD_ONLY or p.has_default for p in bsig.params):
-        return True
-    return bsig.names != (*spec.names, "out", "dout")
 
 
 def _decorated(bprop: Callable[..., Any]) -> bool:

@@ -6,7 +6,7 @@ import keyword
 from collections.abc import Sequence
 from typing import Any
 
-from ._errors import GRAPH, PYNATIVE, KwCellDefinitionError, MindSporeError
+from ._errors import GRAPH, PYNATIVE, GradientCountError, KwCellDefinitionError, MindSporeError
 from ._spec import KEYWORD_ONLY, CellSpec, Signature, format_params, safe_repr
 
 __all__ = [
@@ -20,7 +20,9 @@ __all__ = [
     "check_returned_literal",
     "decorated_bprop",
     "is_mindspore_form",
+    "jit_on_bprop",
     "mindspore_errors",
+    "needs_rewrite",
     "passes_through",
     "position_conflicts",
     "same_default",
@@ -77,11 +79,11 @@ MINDSPORE_ERRORS: dict[str, dict[str, tuple[type[Exception], str]]] = {
     # A literal return with fewer gradients than inputs (MindSpore ignores extra ones).
     "short_return": {
         PYNATIVE: (RuntimeError, "Grad size should lager than forward inputs, but got {count} vs {inputs}"),
-        GRAPH: (RuntimeError, _OUTPUT_SIZE),
+        GRAPH: (GradientCountError, _OUTPUT_SIZE),
     },
     "empty_return": {
         PYNATIVE: (RuntimeError, "Hook fn grad output is empty!"),
-        GRAPH: (RuntimeError, _OUTPUT_SIZE),
+        GRAPH: (GradientCountError, _OUTPUT_SIZE),
     },
     "generator_return": {
         PYNATIVE: (TypeError, "Unreasonable data type: <class 'generator'>."),
@@ -222,6 +224,33 @@ def decorated_bprop(qualname: str, *, jit: bool = False) -> KwCellDefinitionErro
     error = KwCellDefinitionError(msg)
     if jit:
         error._kwcell_mindspore = mindspore_errors("jit_bprop")
+    return error
+
+
+def needs_rewrite(spec: CellSpec, reading: str) -> bool:
+    """Whether bprop must be rewritten for the graph compiler, which calls it positionally with
+    construct's inputs, then out and dout: only kwcell's own forms need it (names in another
+    order, keyword-only parameters, defaults, ``**kwargs``)."""
+    if reading in (CLASSIC_ARGS, BY_POSITION):
+        return False
+    assert spec.bprop is not None
+    bsig = spec.bprop.signature
+    if bsig.var_keyword is not None or bsig.var_positional is not None:
+        return True
+    if any(p.kind is KEYWORD_ONLY or p.has_default for p in bsig.params):
+        return True
+    return bsig.names != (*spec.names, "out", "dout")
+
+
+def jit_on_bprop(qualname: str) -> KwCellDefinitionError:
+    """``@jit`` on a bprop kwcell need not rewrite: graphs ignore the decorator (as on
+    nn.Cell) and PYNATIVE refuses it when the gradient is taken (as on nn.Cell)."""
+    error = KwCellDefinitionError(
+        f"{qualname}.bprop: MindSpore runs a bprop decorated with @jit only in graphs (GRAPH_MODE, "
+        "@ms.jit), where it ignores the decorator; remove @jit to take this gradient in "
+        "PYNATIVE mode too"
+    )
+    error._kwcell_mindspore = mindspore_errors("jit_bprop")
     return error
 
 

@@ -46,6 +46,7 @@ from mypy.nodes import (
     MDEF,
     ArgKind,
     Block,
+    CallExpr,
     ClassDef,
     ComplexExpr,
     Context,
@@ -88,6 +89,8 @@ from ._validate import (
     check_returned_literal,
     decorated_bprop,
     is_mindspore_form,
+    jit_on_bprop,
+    needs_rewrite,
     passes_through,
 )
 
@@ -186,7 +189,14 @@ def _own_functions(defn: ClassDef) -> dict[str, FuncDef]:
         node = stmt.func if isinstance(stmt, Decorator) else stmt
         if isinstance(node, FuncDef) and node.name in _METHODS and not node.is_static and not node.is_class:
             found[node.name] = node
+            if isinstance(stmt, Decorator) and any(_is_jit(d) for d in stmt.original_decorators):
+                _JITTED.add(id(node))
     return found
+
+
+# The FuncDefs being analysed that are decorated with MindSpore's jit (FuncDef has __slots__
+# and no weak references; the set is emptied after each class, see ``check_class``).
+_JITTED: set[int] = set()
 
 
 def _signature(fn: FuncDef, source: Callable[[Expression], str]) -> Signature:
@@ -357,6 +367,7 @@ def _record(info: TypeInfo, own: dict[str, FuncDef], source: Callable[[Expressio
         if name == "bprop":
             data[name]["returns"] = _return_shapes(fn)
             data[name]["decorated"] = fn.is_decorated
+            data[name]["jit"] = id(fn) in _JITTED
     info.metadata[_META] = data
 
 
@@ -364,11 +375,17 @@ class _Method:
     """A ``construct`` or ``bprop`` as the plugin knows it, from source or from the cache."""
 
     def __init__(
-        self, signature: Signature, returns: list[list[Any]] | None, decorated: bool = False
+        self,
+        signature: Signature,
+        returns: list[list[Any]] | None,
+        decorated: bool = False,
+        jit: bool = False,
     ) -> None:
         self.signature = signature
         self.returns = returns or []
         self.decorated = decorated
+        #: decorated with MindSpore's ``jit`` (``@jit``, ``@ms.jit``, ``@mindspore.jit(...)``)
+        self.jit = jit
 
 
 def _method(owner: TypeInfo, name: str) -> _Method | None:
@@ -376,15 +393,27 @@ def _method(owner: TypeInfo, name: str) -> _Method | None:
     recorded = owner.metadata.get(_META, {}).get(name)
     if recorded is not None:
         signature = _decode_signature(recorded["signature"])
-        return _Method(signature, recorded.get("returns"), recorded.get("decorated", False))
+        return _Method(
+            signature, recorded.get("returns"), recorded.get("decorated", False), recorded.get("jit", False)
+        )
     sym = owner.names.get(name)
     node = sym.node if sym is not None else None
     decorated = isinstance(node, Decorator)
+    jit = isinstance(node, Decorator) and any(_is_jit(d) for d in node.original_decorators)
     if isinstance(node, Decorator):
         node = node.func
     if isinstance(node, FuncDef) and not node.is_static and not node.is_class:
-        return _Method(_cached_signature(node), None, decorated)
+        return _Method(_cached_signature(node), None, decorated, jit)
     return None
+
+
+def _is_jit(expr: Any) -> bool:
+    """Whether a decorator expression is MindSpore's ``jit`` (``jit``, ``ms.jit``, ``jit(...)``)."""
+    if isinstance(expr, CallExpr):
+        expr = expr.callee
+    if isinstance(expr, NameExpr | MemberExpr):
+        return expr.name == "jit"
+    return False
 
 
 def _settle_opaque_defaults(bprop: Signature, construct: Signature) -> Signature:
@@ -473,8 +502,13 @@ def check_class(
     at = where
     try:
         reading = check_bprop(spec)
-        if bprop.decorated:  # as the class statement, before bprop's returns
-            raise decorated_bprop(qualname)
+        if bprop.decorated and needs_rewrite(spec, reading):  # as the class statement
+            raise decorated_bprop(qualname, jit=bprop.jit)
+        if bprop.jit and reading != CLASSIC_ARGS:
+            jit = jit_on_bprop(qualname)
+            notes.append(
+                (f"{jit} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)
+            )
         if reading != CLASSIC_ARGS:
             for line, form, shape in bprop.returns:
                 # an own bprop's return is reported where it is; an inherited one's at the
@@ -521,7 +555,10 @@ def _on_class(ctx: ClassDefContext) -> None:
     info = ctx.cls.info
     module = ctx.api.modules.get(info.module_name)
     lines = _module_lines(module.path) if module is not None else []
-    check_class(info, _own_functions(ctx.cls), report, lines)
+    try:
+        check_class(info, _own_functions(ctx.cls), report, lines)
+    finally:
+        _JITTED.clear()
     _stamp(ctx, info)
 
 
