@@ -51,9 +51,10 @@ def _user_call(spec: CellSpec, reading: str) -> str:
     """Source of the call of the user's own bprop from the generated PYNATIVE bprop."""
     assert spec.bprop is not None
     bsig = spec.bprop.signature
+    first = [] if spec.function else ["self"]  # a custom_bprop function's backward has no self
     if reading != BY_NAME:
-        return ", ".join(["self", *spec.names, "out", "dout"])
-    parts = ["self"]
+        return ", ".join([*first, *spec.names, "out", "dout"])
+    parts = first
     for p in bsig.params:
         parts.append(p.name if p.kind is POSITIONAL_ONLY else f"{p.name}={p.name}")
     if bsig.var_keyword is not None:
@@ -70,7 +71,7 @@ class _Bprop:
     note: str
     #: What the graph version calls as ``self._kwcell_rbprop_<token>`` when it is not one of
     #: the units (the user's own ``bprop(self, *args)``, which needs no rewriting).
-    rbprop: Callable[..., Any] | None = None
+    rbprop: Callable[..., Any] | staticmethod[..., Any] | None = None
 
 
 def _raise_unit(name: str, fmt: dict[str, Any], error: str, message: str, closure: dict[str, Any]) -> Unit:
@@ -126,7 +127,8 @@ def _bprop_units(
         # bprop(self, *args) takes construct's inputs as they come: the graph compiler parses
         # the user's own function, as for nn.Cell, and its return is normalised.
         note = "bprop: the classic bprop(self, *args), called positionally; its return normalised"
-        return _Bprop([py, graph], False, note, rbprop=bprop), []
+        rbprop = staticmethod(bprop) if spec.function else bprop
+        return _Bprop([py, graph], False, note, rbprop=rbprop), []
     rewritten = rewrite_bprop(bprop, spec, reading, lenient=lenient, super_attr=f"_kwcell_super_{token}")
     if rewritten is None:
         message = (
@@ -156,13 +158,17 @@ def generate(
     cls: type, construct: Callable[..., Any], bprop: Callable[..., Any], inherited_bprop: str
 ) -> KwCellInfo | None:
     """Check and generate; ``None`` for a cell kwcell leaves to MindSpore as it is."""
-    bsig = signature_of(bprop)
+    # The cell behind a kwcell.custom_bprop function: its bprop is the function's backward,
+    # which takes no self.
+    function = bool(getattr(cls, "_kwcell_function", False))
+    bsig = signature_of(bprop, has_self=not function)
     spec = CellSpec(
         module=cls.__module__,
         qualname=cls.__qualname__,
         construct=signature_of(construct),
         bprop=BpropSpec(bsig, _is_classic(bsig)),
         inherited_bprop=inherited_bprop,
+        function=function,
     )
     check_construct(spec)
     if passes_through(spec):
@@ -177,7 +183,7 @@ def generate(
     try:
         reading = check_bprop(spec)
         if _decorated(bprop):
-            raise decorated_bprop(cls.__qualname__)
+            raise decorated_bprop(cls.__qualname__, function=function)
         bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, None, lenient, token)
     except KwCellDefinitionError as exc:
         if not lenient or exc._kwcell_at_definition:
@@ -236,7 +242,7 @@ def generate(
     )
     (py_bprop,) = fns["py"].values()
     (graph_bprop,) = fns["graph" if "graph" in fns else "rewritten"].values()
-    extra: dict[str, Callable[..., Any]] = {}
+    extra: dict[str, Callable[..., Any] | staticmethod[..., Any]] = {}
     # GRAPH_BPROP calls the rewritten bprop, or the user's own bprop(self, *args).
     if "graph" in fns and "rewritten" in fns:
         (rewritten,) = fns["rewritten"].values()

@@ -293,10 +293,12 @@ def rewrite_bprop(
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         return None
-    if fdef.decorator_list:
-        raise decorated_bprop(spec.qualname)
+    if fdef.decorator_list and not (spec.function and _registered_only(fdef)):
+        raise decorated_bprop(spec.qualname, function=spec.function)
     bsig = spec.bprop.signature if spec.bprop else None
-    assert bsig is not None and bsig.self_name is not None
+    assert bsig is not None and (bsig.self_name is not None or spec.function)
+    # A custom_bprop function's backward has no self; the rewritten one takes the cell first.
+    self_name = bsig.self_name or SELF
     text = _Text(source)
     notes: list[str] | None = [] if lenient else None
     # The body is kept as the user wrote it (comments included); only the signature and the
@@ -326,18 +328,27 @@ def rewrite_bprop(
         indent = line[: len(line) - len(line.lstrip(" \t"))]
     else:
         indent = "    "
-    positional = [bsig.self_name, *(_alias(n) for n in spec.names), OUT, DOUT]
+    positional = [self_name, *(_alias(n) for n in spec.names), OUT, DOUT]
     prologue = _prologue(spec, reading)
     lines = [f"def {fdef.name}({', '.join(positional)}):\n", *(f"{indent}{p}\n" for p in prologue)]
     text_body = body.decode("utf-8")
     if any(_is_super_bprop(node) for node in ast.walk(fdef)):
-        text_body = _SUPER_BPROP.sub(f"{bsig.self_name}.{super_attr}", text_body)
+        text_body = _SUPER_BPROP.sub(f"{self_name}.{super_attr}", text_body)
     rewritten = "".join(lines) + indent + text_body + "\n"
     static = static and _ends_in_return(fdef.body)
     return RewrittenBprop(rewritten, origin, static, tuple(notes or ()))
 
 
 OUT, DOUT = "_kwcell_out", "_kwcell_dout"
+SELF = "self"
+
+
+def _registered_only(fdef: ast.FunctionDef) -> bool:
+    """Whether the only decorator is the registration, ``@<function>.bprop``."""
+    (*others, last) = fdef.decorator_list
+    return not others and isinstance(last, ast.Attribute) and last.attr == "bprop"
+
+
 _SUPER_BPROP = re.compile(r"\bsuper\(\s*\)\.bprop\b")
 
 
