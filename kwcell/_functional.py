@@ -128,6 +128,7 @@ class FunctionInfo:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 cls = self._make_class(backward)
+                self._warn_closed_over_parameters()
         except KwCellDefinitionError as exc:
             if collect is None:
                 raise
@@ -146,6 +147,20 @@ class FunctionInfo:
         self.cls, self.cell, self.backward = cls, cell, backward
         self.target.cell_contents = cell
         return backward
+
+    def _warn_closed_over_parameters(self) -> None:
+        """Warn when the function reads trainable Parameters it does not take as inputs (as a
+        KwCell warns for parameters its bprop gives no gradient): they would never train."""
+        found = _closed_over_parameters(self.fn)
+        if found:
+            q = self.qualname
+            msg = (
+                f"{q} uses trainable parameter(s) {', '.join(found)} without taking them as inputs: its "
+                "backward gives them no gradient (MindSpore uses zeros), so they will not train. Pass "
+                f"them to {q} as arguments (its backward can then return their gradients), or create "
+                "them with requires_grad=False"
+            )
+            warnings.warn(msg, KwCellWarning, stacklevel=2)
 
     def _make_class(self, backward: types.FunctionType) -> type[nn.Cell]:
         from ._cell import KwCell
@@ -168,6 +183,28 @@ class FunctionInfo:
                 # with compile_once=False (the results are the same).
                 namespace["_kwcell_compile_once_requested"] = True
         return cast("type[nn.Cell]", KwCellMeta(self.fn.__name__, (KwCell,), namespace, **options))
+
+
+def _closed_over_parameters(fn: types.FunctionType) -> list[str]:
+    """The trainable Parameters ``fn`` reads from its closure or its module's globals by name,
+    and the cells with trainable parameters it reads, as ``name ('parameter name', ...)``."""
+    from mindspore import Parameter, nn
+
+    code = fn.__code__
+    values: list[tuple[str, Any]] = []
+    for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=True):
+        try:
+            values.append((name, cell.cell_contents))
+        except ValueError:  # a closure variable not assigned yet
+            continue
+    values += [(name, fn.__globals__[name]) for name in code.co_names if name in fn.__globals__]
+    found: list[str] = []
+    for name, value in values:
+        if isinstance(value, Parameter) and value.requires_grad:
+            found.append(f"{name} ({value.name!r})")
+        elif isinstance(value, nn.Cell) and (params := value.trainable_params()):
+            found.append(f"{name} ({', '.join(repr(p.name) for p in params)})")
+    return found
 
 
 def _where(fn: Any) -> str:

@@ -69,7 +69,8 @@ def _sin_gate_backward(*args: Tensor) -> tuple[Tensor, Tensor]:
 # A Parameter and a cell the functions close over (constants for the backward).
 SCALE = Parameter(Tensor(np.array([2.0, 3.0], np.float32)), name="scale", requires_grad=False)
 PROJECTION = nn.Dense(2, 2, weight_init="ones", bias_init="zeros")
-PROJECTION.set_train(False)
+for _frozen in PROJECTION.get_parameters():
+    _frozen.requires_grad = False
 
 
 @kwcell.custom_bprop

@@ -8,6 +8,7 @@ tests share one compiled model per mode.
 from __future__ import annotations
 
 import inspect
+import pickle
 import re
 import sys
 import typing
@@ -17,7 +18,7 @@ from typing import Any
 import mindspore as ms
 import numpy as np
 import pytest
-from mindspore import Tensor, nn, ops
+from mindspore import Parameter, Tensor, nn, ops
 
 import kwcell
 from kwcell import KwCellDefinitionError, KwCellWarning
@@ -123,6 +124,36 @@ def test_the_function_keeps_its_signature_name_docstring_and_hints() -> None:
     assert "custom_bprop" in kwcell.__all__
 
 
+def test_the_function_pickles_by_reference() -> None:
+    assert pickle.loads(pickle.dumps(lib.spike)) is lib.spike
+
+
+def test_trainable_parameters_the_function_reads_but_does_not_take_are_not_silent() -> None:
+    weight = Parameter(Tensor(np.ones(2, np.float32)), name="gain")
+    dense = nn.Dense(2, 2)
+
+    @kwcell.custom_bprop
+    def gained(x: Tensor) -> Tensor:
+        return dense(x) * weight
+
+    with pytest.warns(KwCellWarning) as caught:
+
+        @gained.bprop
+        def _(x: Tensor, *, out: Tensor, dout: Tensor) -> Tensor:
+            return dout
+
+    (warning,) = caught
+    assert warning.filename == __file__
+    assert str(warning.message) == (
+        "test_trainable_parameters_the_function_reads_but_does_not_take_are_not_silent.<locals>.gained "
+        "uses trainable parameter(s) dense ('weight', 'bias'), weight ('gain') without taking them as "
+        "inputs: its backward gives them no gradient (MindSpore uses zeros), so they will not train. Pass "
+        "them to test_trainable_parameters_the_function_reads_but_does_not_take_are_not_silent.<locals>."
+        "gained as arguments (its backward can then return their gradients), or create them with "
+        "requires_grad=False"
+    )
+
+
 def test_bad_calls_raise_pythons_type_error_naming_the_function() -> None:
     with pytest.raises(TypeError, match=r"^spike\(\) got an unexpected keyword argument 'z'$"):
         lib.spike(X, z=1.0)  # type: ignore[call-arg]
@@ -215,6 +246,22 @@ def test_a_backward_that_breaks_a_rule_is_refused_naming_the_function(source: st
     exec(compile(source, "<backward>", "exec"), {"ops": ops}, namespace)
     with pytest.raises(KwCellDefinitionError, match="^" + re.escape(BAD_BACKWARDS[source]) + "$"):
         fresh.bprop(namespace["_"])
+
+
+def test_a_backward_may_take_the_rest_as_kwargs(mode: str) -> None:
+    @kwcell.custom_bprop
+    def affine(x: Tensor, a: Tensor, *, b: Tensor) -> Tensor:
+        return a * x + b
+
+    @affine.bprop
+    def _(x: Tensor, *, out: Tensor, dout: Tensor, **rest: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        return rest["a"] * dout * 2.0, x * dout, dout  # x's gradient doubled: the backward ran
+
+    a, b = Tensor(np.array([2.0, 3.0], np.float32)), Tensor(np.array([1.0, 1.0], np.float32))
+    dx, da, db = kwcell.grad(affine, grad_position=("x", "a", "b"))(X, b=b, a=a)
+    np.testing.assert_allclose(_np(dx), [4.0, 6.0])
+    np.testing.assert_allclose(_np(da), XS, rtol=1e-6)
+    np.testing.assert_allclose(_np(db), [1.0, 1.0])
 
 
 def test_literal_returns_are_checked_when_the_backward_is_registered() -> None:
