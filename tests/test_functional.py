@@ -353,6 +353,11 @@ def test_one_backward_per_function_and_a_clear_error_before_it_is_registered(mod
         def construct(self, x: Tensor) -> Tensor:
             return late(x)
 
+    assert kwcell.explain(late).endswith(
+        "late is a kwcell.custom_bprop function without a backward yet: register one with "
+        "@late.bprop (calling test_one_backward_per_function_and_a_clear_error_before_it_is_registered."
+        "<locals>.late raises until then)."
+    )
     message = (
         r"late has no backward yet: register one with @late.bprop \(kwcell.custom_bprop\) before calling"
     )
@@ -396,6 +401,21 @@ def test_another_decorator_on_the_backward_is_refused() -> None:
         @logged
         def _(x: Tensor, w: float = 1.0, *, y: float = 0.0, out: Tensor, dout: Tensor) -> Any:
             return {"x": dout}
+
+
+def test_an_error_in_the_backward_points_at_the_users_line() -> None:
+    @kwcell.custom_bprop
+    def fails(x: Tensor) -> Tensor:
+        return 2.0 * x
+
+    @fails.bprop
+    def backward(x: Tensor, *, out: Tensor, dout: Tensor) -> Tensor:
+        raise ValueError("from the backward")
+
+    with pytest.raises(ValueError, match="from the backward") as info:
+        kwcell.grad(fails)(X)
+    last = info.traceback[-1]
+    assert (Path(str(last.path)), last.lineno + 1) == (Path(__file__), backward.__code__.co_firstlineno + 2)
 
 
 # -- kwcell check reports what registration raises ------------------------------------------

@@ -86,3 +86,15 @@ def scaled(x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
 @scaled.bprop
 def _scaled_backward(x: ms.Tensor, w: float = 1.0, *, out: ms.Tensor, dout: ms.Tensor) -> dict[str, ms.Tensor]:
     return {"x": w * dout, "scale": dout}  # E[mypy]: returns a gradient for 'scale', which is not a parameter of scaled; expected names: (x, w)
+
+
+@kwcell.custom_bprop
+def offset(x: ms.Tensor) -> ms.Tensor:
+    return x + 1.0
+
+
+def _offset_backward(x: ms.Tensor, *, out: ms.Tensor) -> ms.Tensor:
+    return out
+
+
+offset.bprop(_offset_backward)  # E[mypy]: offset.bprop: missing parameter 'dout'; expected e.g. @offset.bprop def _(x, *, out, dout)
