@@ -340,6 +340,10 @@ def rewrite_bprop(
 
 
 OUT, DOUT = "_kwcell_out", "_kwcell_dout"
+# The first parameter of the rewritten backward of a custom_bprop function (which has no self
+# of its own). MindSpore's graph parser binds a method's first parameter only when it is named
+# ``self`` (measured: ``_kwcell_self`` gave "The parameters number of the function is 6, but
+# the number of provided arguments is 5").
 SELF = "self"
 
 
