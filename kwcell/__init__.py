@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ._cell import KwCell
     from ._decorate import keyword_bprop
     from ._explain import explain
+    from ._functional import custom_bprop
     from ._gradcheck import gradcheck
     from ._meta import KwCellMeta
     from ._typing import grad, value_and_grad
@@ -26,6 +27,7 @@ __all__ = [
     "KwCellDefinitionError",
     "KwCellMeta",
     "KwCellWarning",
+    "custom_bprop",
     "explain",
     "grad",
     "gradcheck",
@@ -38,6 +40,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "KwCell": "._cell",
     "KwCellMeta": "._meta",
+    "custom_bprop": "._functional",
     "explain": "._explain",
     "grad": "._grad",
     "gradcheck": "._gradcheck",

@@ -80,9 +80,10 @@ def _user_call(spec: CellSpec, reading: str) -> str:
         and bsig.var_keyword is None
         and all(p.kind is not KEYWORD_ONLY for p in bsig.params)
     )
+    first = [] if spec.function else ["self"]  # a custom_bprop function's backward has no self
     if reading != BY_NAME or in_order:
-        return ", ".join(["self", *spec.names, "out", "dout"])
-    parts = ["self"]
+        return ", ".join([*first, *spec.names, "out", "dout"])
+    parts = first
     for p in bsig.params:
         parts.append(p.name if p.kind is POSITIONAL_ONLY else f"{p.name}={p.name}")
     if bsig.var_keyword is not None:
@@ -99,7 +100,7 @@ class _Bprop:
     note: str
     #: What the graph version calls as ``self._kwcell_rbprop_<token>`` when it is not one of
     #: the units (the user's own ``bprop(self, *args)``, which needs no rewriting).
-    rbprop: Callable[..., Any] | None = None
+    rbprop: Callable[..., Any] | staticmethod[..., Any] | None = None
 
 
 def _raise_unit(name: str, fmt: dict[str, Any], error: str, message: str, closure: dict[str, Any]) -> Unit:
@@ -189,7 +190,8 @@ def _bprop_units(
         graph = _raise_unit("graph", fmt, "RuntimeError", message, {})
         return _Bprop([py, graph], True, "bprop: PYNATIVE only (an instance's bprop in kwcell's form)"), []
     if rewritten is None and _decorated(bprop):
-        raise decorated_bprop(cls.__qualname__, jit=getattr(bprop, "__wrapped_by_jit__", False) is True)
+        jit = getattr(bprop, "__wrapped_by_jit__", False) is True
+        raise decorated_bprop(cls.__qualname__, jit=jit, function=spec.function)
     if rewritten is None:
         message = (
             f"{where}: GRAPH_MODE and @ms.jit compile bprop from its source text, and kwcell cannot "
@@ -230,15 +232,20 @@ def generate(
 
     ``construct_self``/``bprop_self`` are false for functions assigned to an instance (which
     MindSpore calls without self); ``super_name`` names the class whose ``__dict__`` holds
-    ``bprop`` (``super().bprop`` inside it continues the MRO after that class).
+    ``bprop`` (``super().bprop`` inside it continues the MRO after that class). The cell behind
+    a ``kwcell.custom_bprop`` function has a bprop (the function's backward) without self.
     """
-    bsig = _with_self(signature_of(bprop, has_self=bprop_self), bprop_self)
+    function = bool(getattr(cls, "_kwcell_function", False))
+    bsig = signature_of(bprop, has_self=bprop_self and not function)
+    if not function:
+        bsig = _with_self(bsig, bprop_self)
     spec = CellSpec(
         module=cls.__module__,
         qualname=cls.__qualname__,
         construct=_with_self(signature_of(construct, has_self=construct_self), construct_self),
         bprop=BpropSpec(bsig, _is_classic(bsig)),
         inherited_bprop=inherited_bprop,
+        function=function,
     )
     check_construct(spec)
     if passes_through(spec):

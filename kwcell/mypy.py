@@ -63,6 +63,7 @@ from mypy.nodes import (
     MemberExpr,
     NameExpr,
     OverloadedFuncDef,
+    RefExpr,
     ReturnStmt,
     StarExpr,
     Statement,
@@ -76,9 +77,9 @@ from mypy.nodes import (
     WhileStmt,
     WithStmt,
 )
-from mypy.plugin import ClassDefContext, Plugin
+from mypy.plugin import ClassDefContext, MethodContext, Plugin
 from mypy.server.trigger import make_trigger
-from mypy.types import LiteralType
+from mypy.types import LiteralType, Type
 
 from ._errors import KwCellDefinitionError
 from ._spec import EMPTY, BpropSpec, CellSpec, Param, Signature
@@ -199,11 +200,11 @@ def _own_functions(defn: ClassDef) -> dict[str, FuncDef]:
 _JITTED: set[int] = set()
 
 
-def _signature(fn: FuncDef, source: Callable[[Expression], str]) -> Signature:
+def _signature(fn: FuncDef, source: Callable[[Expression], str], *, has_self: bool = True) -> Signature:
     """``fn``'s signature as :func:`kwcell._spec.signature_of` reads it at runtime."""
     args = list(fn.arguments)
     self_name: str | None = None
-    if args and args[0].kind.is_positional():
+    if has_self and args and args[0].kind.is_positional():
         self_name = args.pop(0).variable.name
     params: list[Param] = []
     var_positional: str | None = None
@@ -229,7 +230,7 @@ def _kind(kind: ArgKind, pos_only: bool) -> inspect._ParameterKind:
     return inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
-def _cached_signature(fn: FuncDef) -> Signature:
+def _cached_signature(fn: FuncDef, *, has_self: bool = True) -> Signature:
     """``fn``'s signature from names and kinds only (a class read from mypy's cache).
 
     Defaults are not in the cache: a parameter that has one gets an unknown default, which is
@@ -237,7 +238,7 @@ def _cached_signature(fn: FuncDef) -> Signature:
     """
     names, kinds = list(fn.arg_names), list(fn.arg_kinds)
     self_name: str | None = None
-    if names and kinds[0].is_positional():
+    if has_self and names and kinds[0].is_positional():
         self_name = names.pop(0)
         kinds.pop(0)
     params: list[Param] = []
@@ -529,8 +530,122 @@ def check_class(
         report(note, at, True)
 
 
+# -- kwcell.custom_bprop functions ---------------------------------------------------------
+#
+# ``@scaled.bprop`` is a call of ``CustomBprop.bprop``: a method hook sees it with the decorated
+# backward (the ``Decorator`` node is the call's context) and ``scaled``, whose own
+# ``Decorator`` node holds the function. The spec is the one kwcell.custom_bprop builds.
+
+_FUNCTION_BPROP = "kwcell._functional.CustomBprop.bprop"
+
+
+def _registration(ctx: MethodContext) -> tuple[FuncDef, FuncDef, int, Context] | None:
+    """``(function, backward, other decorators on the backward, where)`` of a registration."""
+    context = ctx.context
+    target: MemberExpr | None = None
+    if isinstance(context, Decorator):
+        backward = context.func
+        others = len(context.decorators) - 1
+        for d in context.decorators:
+            if isinstance(d, MemberExpr) and d.name == "bprop":
+                target = d
+    elif isinstance(context, CallExpr) and isinstance(context.callee, MemberExpr):
+        target = context.callee  # scaled.bprop(backward)
+        arg = ctx.args[0][0] if ctx.args and ctx.args[0] else None
+        node = arg.node if isinstance(arg, NameExpr) else None
+        if isinstance(node, Decorator):
+            backward, others = node.func, len(node.decorators)
+        elif isinstance(node, FuncDef):
+            backward, others = node, 0
+        else:
+            return None
+    else:
+        return None
+    owner = target.expr.node if target is not None and isinstance(target.expr, RefExpr) else None
+    if not isinstance(owner, Decorator):
+        return None  # not a decorated def that mypy can see: the runtime checks it
+    return owner.func, backward, others, context
+
+
+def _function_signature(fn: FuncDef, source: Callable[[Expression], str]) -> Signature:
+    if fn.arguments or not fn.arg_names:
+        return _signature(fn, source, has_self=False)
+    return _cached_signature(fn, has_self=False)  # read from mypy's cache: defaults unknown
+
+
+def check_function(
+    forward: FuncDef,
+    backward: FuncDef,
+    others: int,
+    where: Context,
+    report: Callable[[str, Context, bool], None],
+    lines: list[str],
+) -> None:
+    """Check one ``@scaled.bprop`` registration the way ``kwcell.custom_bprop`` does at runtime.
+
+    ``report`` is as for :func:`check_class`. The function's own problems (``*args``,
+    ``out``...) are reported at the function, the backward's at the registration.
+    """
+    source = _source_reader(lines)
+    fsig = _function_signature(forward, source)
+    construct = Signature("self", fsig.params, fsig.var_positional, fsig.var_keyword)
+    module, _, _ = forward.fullname.rpartition(".")
+    qualname = forward.name
+    try:
+        check_construct(CellSpec(module, qualname, construct, None, function=True))
+    except KwCellDefinitionError as exc:
+        report(str(exc), forward, False)
+        return
+    bsig = _settle_opaque_defaults(_signature(backward, source, has_self=False), construct)
+    spec = CellSpec(module, qualname, construct, BpropSpec(bsig, _is_classic(bsig)), function=True)
+    lenient = is_mindspore_form(bsig)
+    notes: list[tuple[str, Context]] = []
+    at = where
+    try:
+        if check_bprop(spec) != CLASSIC_ARGS:
+            if others:
+                raise decorated_bprop(qualname, function=True)
+            for line, form, shape in _return_shapes(backward):
+                at = Context(line=line)
+                if form == "dict":
+                    note = check_returned_literal(spec, line, keys=shape, lenient=lenient)
+                else:
+                    note = check_returned_literal(spec, line, count=shape, lenient=lenient)
+                if note is not None:
+                    notes.append((note, at))
+    except KwCellDefinitionError as exc:
+        if not lenient or exc._kwcell_at_definition:
+            report(str(exc), at, False)
+            return
+        notes = [(f"{exc} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)]
+    for note, at in notes:
+        report(note, at, True)
+
+
+def _on_function_bprop(ctx: MethodContext) -> Type:
+    found = _registration(ctx)
+    if found is None:
+        return ctx.default_return_type
+
+    def report(msg: str, where: Context, warning: bool) -> None:
+        if warning:
+            ctx.api.msg.note(msg, where, code=KWCELL_BPROP)
+        else:
+            ctx.api.fail(msg, where, code=KWCELL_BPROP)
+
+    forward, backward, others, where = found
+    tree = getattr(ctx.api, "tree", None)  # the module being checked (mypy's TypeChecker)
+    same_file = tree is not None and forward.fullname.rpartition(".")[0] == tree.fullname
+    check_function(forward, backward, others, where, report, _module_lines(ctx.api.path) if same_file else [])
+    return ctx.default_return_type
+
+
 class KwCellPlugin(Plugin):
-    """Checks every ``KwCell`` subclass's ``bprop`` against its ``construct``."""
+    """Checks every ``KwCell`` subclass's ``bprop`` against its ``construct``, and every
+    ``kwcell.custom_bprop`` function's backward against the function."""
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        return _on_function_bprop if fullname == _FUNCTION_BPROP else None
 
     def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
         if fullname == _KWCELL:
