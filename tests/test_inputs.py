@@ -402,7 +402,7 @@ def test_a_dict_input_gets_the_dict_bprop_gives_in_graph_mode() -> None:
         for cls in _dict_cells():
             net = cls()
 
-            def f(d: Any) -> Any:
+            def f(d: Any, net: nn.Cell = net) -> Any:
                 return net(d)
 
             g = ms.grad(f)(ms.mutable({"x": Tensor(x), "w": Tensor(w)}))
