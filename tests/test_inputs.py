@@ -393,6 +393,13 @@ def _dict_cells() -> list[type[nn.Cell]]:
     return cells
 
 
+def _calling(net: nn.Cell) -> Callable[[Any], Any]:
+    def f(d: Any) -> Any:
+        return net(d)
+
+    return f
+
+
 def test_a_dict_input_gets_the_dict_bprop_gives_in_graph_mode() -> None:
     """``ms.mutable({...})`` in GRAPH_MODE: nn.Cell passes bprop's dict on (it was 0 on KwCell)."""
     ms.set_context(mode=ms.GRAPH_MODE)
@@ -400,12 +407,7 @@ def test_a_dict_input_gets_the_dict_bprop_gives_in_graph_mode() -> None:
         x = np.array([0.5, 1.0], np.float32)
         w = np.array([2.0, 3.0], np.float32)
         for cls in _dict_cells():
-            net = cls()
-
-            def f(d: Any, net: nn.Cell = net) -> Any:
-                return net(d)
-
-            g = ms.grad(f)(ms.mutable({"x": Tensor(x), "w": Tensor(w)}))
+            g = ms.grad(_calling(cls()))(ms.mutable({"x": Tensor(x), "w": Tensor(w)}))
             np.testing.assert_allclose(g["x"].asnumpy(), w * np.cos(x), rtol=1e-6)
             np.testing.assert_allclose(g["w"].asnumpy(), np.sin(x), rtol=1e-6)
     finally:
