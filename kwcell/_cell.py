@@ -11,7 +11,14 @@ from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyp
 from ._codegen import ensure_written
 from ._corecell import attach_core, core_of
 from ._info import PASSTHROUGH, KwCellInfo, plan, resolved
-from ._lookup import BpropSlot, ConstructSlot, instance_backward, instance_forward
+from ._lookup import (
+    BpropSlot,
+    ConstructSlot,
+    class_backward,
+    class_forward,
+    instance_backward,
+    instance_forward,
+)
 from ._meta import KwCellMeta
 from ._reuse import configure as _configure_reuse
 
@@ -33,7 +40,8 @@ class HasConstruct(Protocol[_P, _R_co]):
 
 
 # Rebuilt when a cell is loaded: the core belongs to this process.
-_PER_PROCESS = ("_kwcell_core", "_kwcell_construct_", "_kwcell_rbprop_")
+_SEEN = "_kwcell_seen"  # (construct, bprop, bound dispatcher) the instance ran last
+_PER_PROCESS = ("_kwcell_core", "_kwcell_construct_", "_kwcell_rbprop_", _SEEN)
 
 # nn.Cell's pickling (the MindSpore stubs do not declare it).
 _CELL_GETSTATE: Any = nn.Cell.__getstate__
@@ -81,38 +89,61 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
 
     def _kwcell_plan(self) -> Any:
         """This instance's plan now: a KwCellInfo, PASSTHROUGH, or None (no bprop)."""
+        return self._kwcell_found()[0]
+
+    def _kwcell_found(self) -> tuple[Any, Any, bool, Any, bool]:
+        """(plan, construct, called with self, bprop, called with self), looked up now."""
+        state = self.__dict__
+        cls = type(self)
+        if "construct" not in state and "bprop" not in state:
+            # The usual case, on the call path: the class's own functions, no instance ones.
+            construct = class_forward(cls)[1]
+            bprop = class_backward(cls)[1]
+            if construct is None or bprop is None or not isinstance(cls.__dict__.get("bprop"), BpropSlot):
+                return None, construct, True, bprop, True
+            return plan(cls, construct, bprop), construct, True, bprop, True
         construct, construct_self = instance_forward(self)
         bprop, bprop_self = instance_backward(self)
         if construct is None or bprop is None:
-            return None
-        if construct_self and bprop_self:
-            return resolved(type(self))
-        return plan(type(self), construct, bprop, construct_self=construct_self, bprop_self=bprop_self)
+            return None, construct, construct_self, bprop, bprop_self
+        found = plan(cls, construct, bprop, construct_self=construct_self, bprop_self=bprop_self)
+        return found, construct, construct_self, bprop, bprop_self
 
     def _kwcell_running_info(self) -> KwCellInfo | None:
-        found = self._kwcell_plan()
+        found = self._kwcell_found()[0]
         return None if found is None or found is PASSTHROUGH else found
 
     def _kwcell_dispatcher(self) -> Any:
         """What MindSpore runs as this cell's construct: the dispatcher, or ``None`` (the
         user's construct, as on nn.Cell, for a cell without a bprop)."""
-        construct, construct_self = instance_forward(self)
-        bprop, bprop_self = instance_backward(self)
-        info = self._kwcell_running_info()
-        if info is None:
+        state = self.__dict__
+        seen = state.get(_SEEN)
+        if seen is not None and "construct" not in state and "bprop" not in state:
+            # What this instance ran last, if its class still resolves to the same functions.
+            cls = type(self)
+            if (
+                class_forward(cls)[1] is seen[0]
+                and class_backward(cls)[1] is seen[1]
+                and seen[2].__self__ is self
+            ):
+                return seen[2]
+        info, construct, construct_self, bprop, bprop_self = self._kwcell_found()
+        if info is None or info is PASSTHROUGH:
             return None
         ensure_written(info.files["bprop"])  # the graph compiler reads generated code from a file
-        state = self.__dict__
         core = core_of(self)
         if core is None:  # made now, not while MindSpore compiles the dispatcher
             core = attach_core(self)
         if type(core) is not info.core_cls:
             core.__class__ = info.core_cls
         if not construct_self:  # an assigned forward, called as it is (as on nn.Cell)
-            state[f"_kwcell_construct_{info.token}"] = construct
+            self.__dict__[f"_kwcell_construct_{info.token}"] = construct
         if not bprop_self and info.rbprop is bprop:
-            state[f"_kwcell_rbprop_{info.token}"] = bprop
-        return types.MethodType(info.dispatcher, self)
+            self.__dict__[f"_kwcell_rbprop_{info.token}"] = bprop
+        dispatcher = types.MethodType(info.dispatcher, self)
+        if construct_self and bprop_self:
+            state[_SEEN] = (construct, bprop, dispatcher)
+        return dispatcher
 
     def _kwcell_passes_through(self) -> bool:
         return self._kwcell_plan() is PASSTHROUGH

@@ -41,6 +41,7 @@ _super: Any = super  # two-argument super() with a class known only at run time
 _BEHAVIOUR = (
     "_kwcell_core",
     "_kwcell_plan",
+    "_kwcell_found",
     "_kwcell_running_info",
     "_kwcell_dispatcher",
     "_kwcell_passes_through",

@@ -34,6 +34,7 @@ from ._templates import (
     GRAPH_BPROP,
     HEADER,
     PY_BPROP,
+    PY_BPROP_DIRECT,
     RAISE_BPROP,
     RAISE_GRAPH_BPROP,
 )
@@ -208,6 +209,15 @@ def _bprop_units(
     user = Unit("rewritten", rewritten.source, bprop.__globals__, cells=cells)
     note = f"bprop: the user's own in PYNATIVE; rewritten from {rewritten.origin} for the graph compiler"
     if rewritten.static:
+        if not rewritten.changed and not rewritten.nested and not rewritten.has_super:
+            # Every return is already MindSpore's full tuple: PYNATIVE calls the user's bprop
+            # and passes its result on, as nn.Cell does.
+            py = Unit(
+                "py",
+                PY_BPROP_DIRECT.format(**fmt, user_call=_user_call(spec, reading)),
+                {"__name__": __name__, "__builtins__": __builtins__},
+                closure={"_kwcell_user": user_fn},
+            )
         return _Bprop([py, user], True, note), list(rewritten.notes)
     return _Bprop([py, user, graph], False, note), list(rewritten.notes)
 

@@ -76,7 +76,10 @@ class _Slot:
 
     def _nearest(self, obj: Any) -> bool:
         """Whether this slot is the first one ``type(obj)``'s MRO finds (not a ``super()`` read)."""
-        for klass in type(obj).__mro__:
+        cls = type(obj)
+        if cls.__dict__.get(self.name) is self:  # the usual case: the instance's own class
+            return True
+        for klass in cls.__mro__:
             found = klass.__dict__.get(self.name)
             if found is not None:
                 return found is self

@@ -51,6 +51,8 @@ class RewrittenBprop:
     changed: bool = False
     #: Whether the body calls ``super().bprop`` (rewritten to name the defining class).
     has_super: bool = False
+    #: Whether some returned tuple holds a container literal (a tuple input's gradients, a dict).
+    nested: bool = False
 
 
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -395,9 +397,13 @@ def rewrite_bprop(
     replacements: list[tuple[int, int, str]] = []
     static = True
     changed = False
+    nested = False
     for ret in _returns(fdef):
         if ret.value is not None:
             check_return(spec, ret.value, f"{spec.qualname}.bprop (line {first_line + ret.lineno - 1})")
+            elements = ret.value.elts if isinstance(ret.value, (ast.Tuple, ast.List)) else [ret.value]
+            containers = (ast.Tuple, ast.List, ast.Dict, ast.Set)
+            nested = nested or any(isinstance(e, containers) for e in elements)
         tuple_text = _return_text(spec, ret, text, first_line, notes) if ret.value is not None else None
         if tuple_text is None:
             static = False
@@ -426,7 +432,7 @@ def rewrite_bprop(
         text_body = _SUPER_BPROP.sub(f"super({super_class}, {self_name}).bprop", text_body)
     rewritten = "".join(lines) + indent + text_body + "\n"
     static = static and _ends_in_return(fdef.body)
-    return RewrittenBprop(rewritten, origin, static, tuple(notes or ()), changed, has_super)
+    return RewrittenBprop(rewritten, origin, static, tuple(notes or ()), changed, has_super, nested)
 
 
 def _squash(text: str) -> str:

@@ -14,6 +14,7 @@ __all__ = [
     "GRAPH_BPROP",
     "HEADER",
     "PY_BPROP",
+    "PY_BPROP_DIRECT",
     "RAISE_BPROP",
     "RAISE_GRAPH_BPROP",
 ]
@@ -86,6 +87,17 @@ def bprop({self_args}, out, dout):
         {where!r},
         {extras_ok!r},
     )
+'''
+
+# The same when every return of the user's bprop is already MindSpore's full, flat tuple
+# (seen in its source when the class was created): nothing to normalise.
+PY_BPROP_DIRECT = '''\
+def bprop({self_args}, out, dout):
+    """kwcell: runs {qualname}.bprop itself (PYNATIVE); its returns are already full tuples.
+
+    MindSpore's graph compiler (GRAPH_MODE, @ms.jit) parses ``__wrapped__`` instead.
+    """
+    return _kwcell_user({user_call})
 '''
 
 # The graph version of a rewritten bprop whose returns are normalised at run time.
