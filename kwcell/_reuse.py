@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from mindspore import Parameter, Tensor, nn
+from mindspore import Parameter, Tensor, context, nn
 from mindspore.common.dtype import Type as DType
 from mindspore.ops import Primitive
 
@@ -541,6 +541,11 @@ class _ReuseKey:
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:
             return self
+        if context._get_mode() != context.GRAPH_MODE:
+            # Under PYNATIVE, @ms.jit graphs are compiled one jitted function at a time, and a
+            # graph shared in an earlier one was served with stale results (measured in the test
+            # suite): there, every instance compiles on its own.
+            raise AttributeError("cell_init_args")
         key, _ = key_of(obj)
         if key is None:
             raise AttributeError("cell_init_args")
