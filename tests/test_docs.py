@@ -100,6 +100,8 @@ def test_every_python_block_does_what_its_page_says(tmp_path: Path) -> None:
     for block, job in zip(blocks, jobs, strict=True):
         halves[pages_in_order.index(block.page) % WORKERS].append(job)
     results = _run_jobs(halves, tmp_path)
+    slowest = sorted(results, key=lambda r: -r["seconds"])[:5]
+    print("slowest blocks:", *(f"{r['where']} {r['seconds']:.1f} s" for r in slowest), sep="\n  ")
     assert len(results) == len(blocks)
     assert not _failures(results), _failures(results)
 

@@ -18,6 +18,7 @@ import os
 import re
 import runpy
 import sys
+import time
 import traceback
 import warnings
 from typing import Any
@@ -25,6 +26,8 @@ from typing import Any
 import mindspore as ms
 
 COUNTER = re.compile(r"#\d+>")
+# per-class attribute names in generated code: _kwcell_core_3, _kwcell_bprop_12
+TOKEN = re.compile(r"\b(_kwcell_[a-z]+)_\d+\b")
 
 
 def _collapse(text: str) -> str:
@@ -45,8 +48,12 @@ def _names(cls: type) -> set[str]:
     return {c.__name__ for c in cls.__mro__}
 
 
-def _normal(text: str) -> str:
-    lines = [line.rstrip() for line in COUNTER.sub("#N>", text).strip("\n").splitlines()]
+def _normal(text: str, directory: str = "/path/to") -> str:
+    """Output compared line by line without trailing spaces, the counters in kwcell's generated
+    names (which depend on what ran before) and the block's own directory (shown as
+    ``/path/to``)."""
+    text = TOKEN.sub(r"\1_N", COUNTER.sub("#N>", text)).replace(directory + os.sep, "/path/to/")
+    lines = [line.rstrip() for line in text.strip("\n").splitlines()]
     return "\n".join(lines)
 
 
@@ -91,7 +98,8 @@ def run(job: dict[str, Any]) -> str | None:
     for c, m in seen:
         if "KwCellWarning" in _names(c) and "KwCellWarning" not in shown_kinds:
             problems.append(f"warned KwCellWarning the page does not show: {m}")
-    if job["stdout"] is not None and raised is None and _normal(out.getvalue()) != _normal(job["stdout"]):
+    printed = _normal(out.getvalue(), os.path.dirname(path))
+    if job["stdout"] is not None and raised is None and printed != _normal(job["stdout"]):
         problems.append(f"printed:\n{out.getvalue()}\nthe page shows:\n{job['stdout']}")
     return "\n".join(problems) or None
 
@@ -100,7 +108,11 @@ def main() -> None:
     jobs_file, results_file = sys.argv[1:]
     with open(jobs_file, encoding="utf-8") as f:
         jobs = json.load(f)
-    results = [{"where": job["where"], "error": run(job)} for job in jobs]
+    results = []
+    for job in jobs:
+        start = time.perf_counter()
+        error = run(job)
+        results.append({"where": job["where"], "error": error, "seconds": time.perf_counter() - start})
     with open(results_file, "w", encoding="utf-8") as f:
         json.dump(results, f)
 
