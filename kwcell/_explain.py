@@ -68,13 +68,42 @@ def _generated(info: KwCellInfo) -> list[str]:
 
 
 def explain(cls: type | nn.Cell) -> str:
-    """What kwcell made of ``cls`` (a class, or an instance of one), as text.
+    """What kwcell made of `cls` (a class, or an instance of one), as text.
 
-    For a ``KwCell`` with a bprop: construct's and bprop's signatures, the bprop style
-    (named, ``**kwargs``, or MindSpore's classic ``bprop(self, *args)``), one line per construct
-    parameter (order, kind, default, how bprop receives it), then the source of every
-    function kwcell generated for the class. For other classes it says why there is nothing
-    to show.
+    For a `KwCell` with a bprop: construct's and bprop's signatures, the bprop style
+    (named, `**kwargs`, MindSpore's positional form, or the classic `bprop(self, *args)`),
+    one line per construct parameter (order, kind, default, how bprop receives it), then the
+    source of every function kwcell generated for the class, as tracebacks and
+    `inspect.getsource` show it.
+
+    It raises nothing: for a class kwcell generated nothing for (a cell without bprop, a
+    plain `nn.Cell` with one, any other object) the text says why.
+
+    Args:
+        cls: A cell class or cell instance.
+
+    Returns:
+        The explanation, ending with a newline.
+
+    Example:
+        ```python
+        from mindspore import ops
+
+        import kwcell
+        from kwcell import KwCell
+
+
+        class Scaled(KwCell):
+            def construct(self, x, w=1.0):
+                return w * ops.sin(x)
+
+            def bprop(self, x, *, out, dout, **rest):
+                return {"x": rest["w"] * ops.cos(x) * dout}
+
+
+        text = kwcell.explain(Scaled)
+        assert "1  w          positional or keyword  1.0      rest['w']" in text
+        ```
     """
     klass: type = cls if isinstance(cls, type) else type(cls)
     label = f"{klass.__module__}.{klass.__qualname__}"
