@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 import kwcell
 from tests.doc_blocks import DOCS, GENERATED_COUNTER, ROOT, Block, all_blocks, pages, parse
 
 RUNNER = ROOT / "tests" / "scripts" / "run_doc_blocks.py"
+COMMANDS = ROOT / "tests" / "scripts" / "run_doc_commands.py"
 README = ROOT / "README.md"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "GLOG_v": "3", "COLUMNS": "100"}
 WORKERS = 2  # the machine's cores
@@ -139,8 +139,39 @@ _KWCELL = "import sys; sys.argv[0] = 'kwcell'; from kwcell._cli import main; sys
 
 
 def test_console_blocks_print_what_the_page_shows(tmp_path: Path) -> None:
-    """``$ kwcell ...`` lines run in a directory holding the page's titled python blocks."""
-    checked = 0
+    """``$ kwcell ...`` lines run in a directory holding the page's titled python blocks (all
+    in one interpreter, tests/scripts/run_doc_commands.py; a slow test runs each alone)."""
+    runs = _console_runs(tmp_path)
+    jobs = tmp_path / "commands.json"
+    jobs.write_text(json.dumps([[str(d), c.split()[1:]] for _, c, _, d in runs]), encoding="utf-8")
+    results = tmp_path / "outputs.json"
+    subprocess.run([sys.executable, str(COMMANDS), str(jobs), str(results)], env=ENV, check=True, timeout=300)
+    outputs = json.loads(results.read_text(encoding="utf-8"))
+    for (where, command, expected, _), output in zip(runs, outputs, strict=True):
+        got = GENERATED_COUNTER.sub("#N>", output).rstrip()
+        assert got == expected.rstrip(), f"{where}: {command}\n{got}"
+
+
+@pytest.mark.slow
+def test_console_blocks_as_the_installed_command(tmp_path: Path) -> None:
+    """The same, each command in a process of its own, as a user runs it."""
+    for where, command, expected, directory in _console_runs(tmp_path):
+        run = subprocess.run(
+            [sys.executable, "-c", _KWCELL, *command.split()[1:]],
+            capture_output=True,
+            text=True,
+            env=ENV,
+            cwd=directory,
+            timeout=300,
+            check=False,
+        )
+        got = GENERATED_COUNTER.sub("#N>", run.stdout + run.stderr).rstrip()
+        assert got == expected.rstrip(), f"{where}: {command}\n{got}"
+
+
+def _console_runs(tmp_path: Path) -> list[tuple[str, str, str, Path]]:
+    """``(where, command, expected output, directory)`` for every console block's commands."""
+    runs: list[tuple[str, str, str, Path]] = []
     for page, block in _console_blocks():
         directory = tmp_path / _slug(block.page)
         directory.mkdir(exist_ok=True)
@@ -148,21 +179,10 @@ def test_console_blocks_print_what_the_page_shows(tmp_path: Path) -> None:
             if other.lang == "python" and other.title:
                 (directory / other.title).write_text(other.code + "\n", encoding="utf-8")
         for command, expected in _commands(block):
-            argv = command.split()
-            assert argv[0] == "kwcell", f"{block.where}: only kwcell commands are run: {command}"
-            run = subprocess.run(
-                [sys.executable, "-c", _KWCELL, *argv[1:]],
-                capture_output=True,
-                text=True,
-                env=ENV,
-                cwd=directory,
-                timeout=300,
-                check=False,
-            )
-            got = GENERATED_COUNTER.sub("#N>", run.stdout + run.stderr).rstrip()
-            assert got == expected.rstrip(), f"{block.where}: {command}\n{got}"
-            checked += 1
-    assert checked >= 3
+            assert command.split()[0] == "kwcell", f"{block.where}: only kwcell commands run: {command}"
+            runs.append((block.where, command, expected, directory))
+    assert len(runs) >= 3
+    return runs
 
 
 def test_help_of_every_command_is_shown_in_the_docs() -> None:
@@ -178,25 +198,17 @@ def test_help_of_every_command_is_shown_in_the_docs() -> None:
         assert shown in text, f"docs/cli.md shows no '{shown}'"
 
 
-def _nav_pages(entries: Any) -> Iterator[str]:
-    if isinstance(entries, str):
-        yield entries
-    elif isinstance(entries, list):
-        for entry in entries:
-            yield from _nav_pages(entry)
-    elif isinstance(entries, dict):
-        for value in entries.values():
-            yield from _nav_pages(value)
+MKDOCS = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 
 
-def _mkdocs() -> dict[str, Any]:
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    assert isinstance(config, dict)
-    return config
+def _nav() -> list[str]:
+    """The pages of mkdocs.yml's ``nav`` (``- Title: page.md`` or ``- page.md`` lines)."""
+    nav = MKDOCS.split("\nnav:\n", 1)[1]
+    return re.findall(r"^\s+- (?:[^:\n]+: )?([\w/.-]+\.md)$", nav, re.MULTILINE)
 
 
 def test_every_page_is_in_the_navigation_and_every_entry_exists() -> None:
-    nav = list(_nav_pages(_mkdocs()["nav"]))
+    nav = _nav()
     on_disk = {p.relative_to(DOCS).as_posix() for p in pages()}
     assert sorted(set(nav)) == sorted(on_disk)
     assert len(nav) == len(set(nav))
@@ -204,7 +216,7 @@ def test_every_page_is_in_the_navigation_and_every_entry_exists() -> None:
 
 def test_every_public_name_has_a_reference_page() -> None:
     """docs/api/NAME.md for each name of ``kwcell.__all__``: a new name needs its page."""
-    nav = set(_nav_pages(_mkdocs()["nav"]))
+    nav = set(_nav())
     for name in kwcell.__all__:
         page = DOCS / "api" / f"{name}.md"
         assert page.is_file(), f"kwcell.{name} has no reference page {page.relative_to(ROOT)}"
@@ -250,9 +262,10 @@ def test_site_builds_offline_in_ci() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     docs_extra = pyproject.split("docs = [", 1)[1].split("]\n", 1)[0]
     assert "mkdocs-material" in docs_extra and "mkdocstrings[python]" in docs_extra
-    config = _mkdocs()
-    assert config["theme"]["font"] is False  # no Google Fonts request from the built pages
-    plugins = [next(iter(p)) if isinstance(p, dict) else p for p in config["plugins"]]
+    theme = re.split(r"\n(?=\S)", MKDOCS.split("\ntheme:\n", 1)[1], maxsplit=1)[0]
+    assert re.search(r"^  font: false$", theme, re.MULTILINE)  # no Google Fonts request from the pages
+    plugins = re.split(r"\n(?=\S)", MKDOCS.split("\nplugins:\n", 1)[1], maxsplit=1)[0]
+    assert re.findall(r"^  - (\w+)", plugins, re.MULTILINE) == ["search", "mkdocstrings"]
     assert "privacy" not in plugins and "social" not in plugins  # both download at build time
     docs_command = next(b for b in parse(DOCS / "development.md") if "mkdocs build" in b.code)
     assert docs_command.code in ci, "docs/development.md's build command is the one CI runs"
