@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import types
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
 from mindspore import context, nn
+from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyped,unused-ignore]
 
-from ._corecell import attach_cores
-from ._meta import KwCellMeta, info_of, keyword_only
-from ._override import ASSIGNED, construct_attr, route_instance_construct
+from ._codegen import ensure_written
+from ._corecell import attach_core
+from ._info import PASSTHROUGH, KwCellInfo, plan, resolved
+from ._lookup import BpropSlot, ConstructSlot, instance_backward, instance_forward
+from ._meta import KwCellMeta
 
 __all__ = ["HasConstruct", "KwCell"]
 
@@ -27,12 +31,22 @@ class HasConstruct(Protocol[_P, _R_co]):
     def construct(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
 
 
-# Attributes rebuilt when a cell is loaded: the cores and an instance's routed forward.
-_PER_PROCESS = ("_kwcell_core", "_kwcell_construct_")
+# Rebuilt when a cell is loaded: the core belongs to this process.
+_PER_PROCESS = ("_kwcell_core", "_kwcell_construct_", "_kwcell_rbprop_")
 
 # nn.Cell's pickling (the MindSpore stubs do not declare it).
 _CELL_GETSTATE: Any = nn.Cell.__getstate__
 _CELL_SETSTATE: Any = getattr(nn.Cell, "__setstate__")  # noqa: B009
+_NO_HOOK: Any = None
+
+
+class _LazyCore:
+    """``_kwcell_core`` of an instance that does not have one yet: made on first use."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return attach_core(obj)
 
 
 class KwCell(nn.Cell, metaclass=KwCellMeta):
@@ -43,47 +57,92 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
     by parameter name, or a single Tensor. A ``KwCell`` without ``bprop`` is an ``nn.Cell``.
     """
 
-    #: The hidden cell that carries the generated positional bprop (only with a bprop).
-    _kwcell_core: nn.Cell
+    #: The hidden cell that carries the generated positional bprop (made on first use).
+    _kwcell_core: Any = _LazyCore()
+
+    if not TYPE_CHECKING:
+        construct = ConstructSlot(None)
+        bprop = BpropSlot(None)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._kwcell_attach_cores()
+        if resolved(type(self)) is not None:
+            attach_core(self)
 
-    def _kwcell_attach_cores(self) -> None:
-        attach_cores(self)
+    # -- what MindSpore runs, found now (see kwcell._lookup) --------------------------------
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        # net.construct = f (or jit(net.construct)) replaces the forward the bprop wraps, as on
-        # nn.Cell; the instance keeps its dispatcher, which calls the core.
-        if name == "construct" and (info := info_of(type(self))) is not None:
-            kwonly = keyword_only(info.spec)
-            if route_instance_construct(self, value, info.dispatcher, info.token, kwonly):
-                return
-        super().__setattr__(name, value)
+    def _kwcell_plan(self) -> Any:
+        """This instance's plan now: a KwCellInfo, PASSTHROUGH, or None (no bprop)."""
+        construct, construct_self = instance_forward(self)
+        bprop, bprop_self = instance_backward(self)
+        if construct is None or bprop is None:
+            return None
+        if construct_self and bprop_self:
+            return resolved(type(self))
+        return plan(type(self), construct, bprop, construct_self=construct_self, bprop_self=bprop_self)
 
-    def __delattr__(self, name: str) -> None:
-        if name == "construct" and (info := info_of(type(self))) is not None:
-            attr = construct_attr(info.token)
-            if attr in self.__dict__:
-                del self.__dict__[attr]
-                self.__dict__.pop(ASSIGNED, None)
-                return
-        super().__delattr__(name)
+    def _kwcell_running_info(self) -> KwCellInfo | None:
+        found = self._kwcell_plan()
+        return None if found is None or found is PASSTHROUGH else found  # type: ignore[no-any-return]
+
+    def _kwcell_dispatcher(self) -> Any:
+        """What MindSpore runs as this cell's construct: the dispatcher, or ``None`` (the
+        user's construct, as on nn.Cell, for a cell without a bprop)."""
+        construct, construct_self = instance_forward(self)
+        bprop, bprop_self = instance_backward(self)
+        info = self._kwcell_running_info()
+        if info is None:
+            return None
+        ensure_written(info.files["bprop"])  # the graph compiler reads generated code from a file
+        state = self.__dict__
+        core = state.get("_kwcell_core")
+        if core is None:  # made now, not while MindSpore compiles the dispatcher
+            core = attach_core(self)
+        if type(core) is not info.core_cls:
+            core.__class__ = info.core_cls
+        if not construct_self:  # an assigned forward, called as it is (as on nn.Cell)
+            state[f"_kwcell_construct_{info.token}"] = construct
+        if not bprop_self and info.rbprop is bprop:
+            state[f"_kwcell_rbprop_{info.token}"] = bprop
+        return types.MethodType(info.dispatcher, self)
+
+    def _kwcell_passes_through(self) -> bool:
+        return self._kwcell_plan() is PASSTHROUGH
+
+    def _kwcell_face_of(self, bprop: Any) -> Any:
+        """``bprop`` (a parent's, reached by ``super()``) as the graph compiler can call it."""
+        construct, construct_self = instance_forward(self)
+        if construct is None:
+            return None
+        found = plan(type(self), construct, bprop, construct_self=construct_self, warn=False)
+        if found is PASSTHROUGH:
+            return None
+        return types.MethodType(found.py_bprop, self)
+
+    @staticmethod
+    def _kwcell_instance_changed(cell: Any, name: str) -> None:
+        """``cell.construct = f`` / ``cell.bprop = f``: checked now, as at class creation."""
+        cell._kwcell_plan()
+
+    def register_forward_hook(self, hook_fn: Any, *args: Any, **kwargs: Any) -> Any:
+        # nn.Cell ignores forward hooks on a cell with a bprop (a dummy handle); so does a
+        # KwCell, whose visible cell only looks as if it had none.
+        if self._kwcell_plan() is not None:
+            return HookHandle()
+        return super().register_forward_hook(hook_fn, *args, **kwargs)
+
+    # -- pickling ---------------------------------------------------------------------------
 
     def __getstate__(self) -> Any:
-        # The cores are generated per class and process: pickle the cell without them and
-        # attach new ones when it is loaded.
-        # A replaced construct is kept as assigned, and routed again when loaded.
+        # The core belongs to this process: pickle the cell without it (a new one is made on
+        # first use after loading).
         base, state = _CELL_GETSTATE(self)
         return base, {k: v for k, v in state.items() if not k.startswith(_PER_PROCESS)}
 
     def __setstate__(self, state: Any) -> None:
         _CELL_SETSTATE(self, state)
-        self._kwcell_attach_cores()
-        assigned = self.__dict__.pop(ASSIGNED, None)
-        if assigned is not None:
-            self.__setattr__("construct", assigned)
+        if resolved(type(self)) is not None:
+            attach_core(self)
 
     if TYPE_CHECKING:
         # Static view: a call takes construct's signature and returns construct's type.
@@ -103,6 +162,6 @@ def _prebind(cell: KwCell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Non
     Python binds the call against the generated dispatcher, with the same message.)
     """
     if context._get_mode() == context.GRAPH_MODE:
-        info = info_of(type(cell))
+        info = cell._kwcell_running_info()
         if info is not None:
             info.bind(cell, *args, **kwargs)

@@ -19,7 +19,10 @@ KwCell definitions (reported at the ``class`` line; the message is the
 - ``KW004`` a bprop default differs from construct's.
 - ``KW005`` construct takes ``*args``/``**kwargs`` although the class has a bprop.
 - ``KW006`` a construct parameter is named ``out``, ``dout``, ``self`` or a reserved name.
-- ``KW007`` bprop returns a literal tuple/dict that does not fit construct's parameters.
+- ``KW007`` bprop returns a literal tuple/dict that does not fit construct's parameters
+  (also reported, at the ``return``, for a plain ``nn.Cell`` whose literal tuple has fewer
+  gradients than construct has inputs, which fails when the gradient is taken, or more, which
+  MindSpore silently ignores).
 - ``KW008`` any other ``KwCellDefinitionError``.
 
 Plain ``nn.Cell`` subclasses with a bprop (hazards measured on MindSpore 2.10; each message
@@ -59,10 +62,11 @@ from mindspore import nn
 
 from ._cell import KwCell
 from ._errors import KwCellDefinitionError, KwCellWarning
-from ._info import INFO as _INFO
+from ._lookup import BpropSlot
 from ._meta import KwCellMeta
-from ._spec import KEYWORD_ONLY, format_params, signature_of
-from ._validate import expected_bprop, position_conflicts
+from ._source import tuple_returns
+from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, format_params, signature_of
+from ._validate import check_returned_literal, expected_bprop, position_conflicts
 
 __all__ = ["MissingTargetError", "Problem", "check"]
 
@@ -163,10 +167,8 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
             return cls
         except KwCellDefinitionError as exc:
             report(str(exc))
-            namespace.pop("bprop", None)
-            cls = type.__new__(mcls, name, bases, namespace, **kw)
-            setattr(cls, _INFO, None)  # a cell without bprop, like a KwCell that defines none
-            return cls
+            namespace["bprop"] = BpropSlot(None)  # a cell without a bprop of its own
+            return type.__new__(mcls, name, bases, namespace, **kw)
 
     KwCellMeta.__new__ = staticmethod(lenient)  # type: ignore[method-assign]
     try:
@@ -321,6 +323,24 @@ def _plain_problems(cls: type, file: str) -> list[Problem]:
             f"name: {pairs}"
         )
         found.append(Problem(file, b_line, "KW103", message + fix, label))
+    found += _plain_return_problems(cls, bprop_fn, construct, file, fix)
+    return found
+
+
+def _plain_return_problems(cls: type, bprop_fn: Any, construct: Any, file: str, fix: str) -> list[Problem]:
+    """KW007 for a plain cell: the count rule of literal returns, as for a KwCell in MindSpore's
+    own form (too few gradients fail at gradient time, extra ones are silently ignored)."""
+    bprop = signature_of(bprop_fn)
+    spec = CellSpec(cls.__module__, cls.__qualname__, construct, BpropSpec(bprop, False))
+    label = f"{cls.__module__}.{cls.__qualname__}"
+    found: list[Problem] = []
+    for line, count in tuple_returns(bprop_fn):
+        try:
+            note = check_returned_literal(spec, line, count=count, lenient=True)
+        except KwCellDefinitionError as exc:
+            note = str(exc)
+        if note is not None:
+            found.append(Problem(file, line, "KW007", note + fix, label))
     return found
 
 

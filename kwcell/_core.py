@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from mindspore import context, nn
@@ -12,7 +11,6 @@ try:  # MindSpore 2.10 moved it; the old module logs a deprecation warning when 
 except ImportError:  # MindSpore 2.8, 2.9
     from mindspore.common.api import _pynative_executor
 
-from ._override import REENTRY
 
 __all__ = ["KwCellCore"]
 
@@ -20,8 +18,14 @@ GRAPH = context.GRAPH_MODE
 _MISSING = object()
 
 
+def _unattached(*args: Any) -> Any:
+    """What a core answers before it has an owner (``nn.Cell.__init__`` asks for ``bprop``)."""
+    msg = "kwcell: a core cell was called without its owner"
+    raise RuntimeError(msg)
+
+
 class KwCellCore(nn.Cell):
-    """Base of the hidden per-class core cell that carries the generated bprop.
+    """The hidden cell that carries a KwCell's generated positional construct and bprop.
 
     The core reaches its owner through ``_kwcell_owner`` (a weak reference, set with
     ``object.__setattr__`` so that neither cell becomes the other's child, and so that an owner
@@ -38,11 +42,16 @@ class KwCellCore(nn.Cell):
             raise AttributeError("_kwcell_owner")
         return owner
 
+    # Replaced by the class of the plan in use (see ``KwCell._kwcell_dispatcher``): a core is
+    # given the class whose positional construct and bprop fit its owner's construct and bprop
+    # as they are when MindSpore runs the owner. ``nn.Cell.__init__`` sees this bprop.
+    def construct(self, *args: Any) -> Any:
+        return _unattached()
+
+    def bprop(self, *args: Any) -> Any:
+        return _unattached()
+
     def __call__(self, *args: Any) -> Any:
-        reentry = self.__dict__.get(REENTRY)
-        if reentry is not None and reentry[0] == threading.get_ident():
-            # An instance's replacement forward called the original construct (see _override).
-            return reentry[1](*args)
         # The PyNative forward with nothing to record: Cell.__call__ would call construct
         # directly too (the core has no hooks, shard, recompute, mixed precision or dynamic
         # shapes of its own); skipping its checks saves a few microseconds per call.

@@ -1,13 +1,12 @@
-"""Building the hidden core cells cheaply: one ``nn.Cell.__init__`` per core class, not per instance.
+"""Building the hidden core cells cheaply: one ``nn.Cell.__init__`` in all, not one per instance.
 
 ``nn.Cell.__init__`` sets about 70 attributes one ``__setattr__`` at a time (about 50 us); every
-KwCell instance needs one core per class with generated code. A core's state right after
-``__init__`` is always the same, so the first core of each class is built normally and its
-``__dict__`` kept as a template; later cores get the C++ base initialised and a copy of the
-template, with fresh empty containers (``_params``, ``_cells``, ...) and their own creation
-time. The copy is used only when the template holds nothing but plain values and empty
-containers, as ``nn.Cell.__init__`` leaves them in MindSpore 2.8-2.10; otherwise every core
-is built with ``nn.Cell.__init__``.
+KwCell instance with a bprop needs a core. A core's state right after ``__init__`` is always the
+same, so the first core is built normally and its ``__dict__`` kept as a template; later cores
+get the C++ base initialised and a copy of the template, with fresh empty containers
+(``_params``, ``_cells``, ...) and their own creation time. The copy is used only when the
+template holds nothing but plain values and empty containers, as ``nn.Cell.__init__`` leaves
+them in MindSpore 2.8-2.10; otherwise every core is built with ``nn.Cell.__init__``.
 """
 
 from __future__ import annotations
@@ -21,8 +20,7 @@ from typing import Any
 
 from mindspore import nn
 
-from ._codegen import ensure_written
-from ._info import info_of, own_infos
+from ._core import KwCellCore
 
 try:  # the C++ base class of nn.Cell (untyped: the stubs do not describe MindSpore's internals)
     Cell_: Any = importlib.import_module("mindspore._c_expression").Cell_
@@ -30,14 +28,13 @@ except (ImportError, AttributeError):  # pragma: no cover - then every core gets
     Cell_ = None
 _Cell: Any = nn.Cell
 
-__all__ = ["attach_cores", "new_core"]
+__all__ = ["attach_core", "new_core"]
 
 _PLAIN = (type(None), bool, int, float, str)
 _CONTAINERS = (dict, OrderedDict, set, list)
 _lock = threading.Lock()
 _Template = tuple[str, dict[str, Any], tuple[tuple[str, type], ...]]
-# core class -> (C++ tag, template __dict__, its containers), or None when it cannot be used.
-_templates: weakref.WeakKeyDictionary[type, _Template | None] = weakref.WeakKeyDictionary()
+_template_of: list[_Template | None] = []  # [] until the first core is built
 
 
 def _template(core: Any) -> _Template | None:
@@ -56,19 +53,19 @@ def _template(core: Any) -> _Template | None:
     return core._cell_tag, state, tuple(containers)
 
 
-def new_core(core_cls: type[nn.Cell]) -> nn.Cell:
-    """A new instance of ``core_cls`` (a core class without ``__init__`` of its own)."""
-    try:
-        found = _templates[core_cls]
-    except KeyError:
-        core = core_cls()
+def new_core() -> nn.Cell:
+    """A new, unattached core."""
+    if not _template_of:
+        core = KwCellCore()
         with _lock:
-            _templates.setdefault(core_cls, _template(core))
+            if not _template_of:
+                _template_of.append(_template(core))
         return core
+    found = _template_of[0]
     if found is None:
-        return core_cls()
+        return KwCellCore()
     tag, state, containers = found
-    core = core_cls.__new__(core_cls)
+    core = KwCellCore.__new__(KwCellCore)
     Cell_.__init__(core, tag)
     fresh = state.copy()
     for name, kind in containers:
@@ -79,39 +76,9 @@ def new_core(core_cls: type[nn.Cell]) -> nn.Cell:
     return core
 
 
-# KwCell class -> ((generated file, core class, attribute name) per class of its MRO with
-# generated code, nearest first); () for a class without generated code.
-_Plan = tuple[tuple[str, type[nn.Cell], str], ...]
-# Kept with the class's kwcell information it was made from: assigning ``Net.bprop`` later
-# generates new code, and the plan is made again.
-_plans: weakref.WeakKeyDictionary[type, tuple[object, _Plan]] = weakref.WeakKeyDictionary()
-
-
-def _plan(cls: type) -> _Plan:
-    info = info_of(cls)
-    cached = _plans.get(cls)
-    if cached is not None and cached[0] is info:
-        return cached[1]
-    plan: _Plan = ()
-    if info is not None:
-        plan = tuple((i.files["bprop"], i.core_cls, f"_kwcell_core_{i.token}") for i in own_infos(cls))
-    _plans[cls] = (info, plan)
-    return plan
-
-
-def attach_cores(cell: nn.Cell) -> None:
-    """Give a new KwCell instance its cores: one per class of its MRO with generated code
-    (usually just its own class; a parent's dispatcher, reached through
-    ``super().construct(...)``, uses the parent's). The nearest is also ``_kwcell_core``.
-    """
-    plan = _plan(type(cell))
-    if not plan:
-        return
-    for path, core_cls, name in plan:
-        # MindSpore's graph compiler needs the generated code in a real file; no graph can
-        # hold the cell before an instance exists.
-        ensure_written(path)
-        core = new_core(core_cls)
-        object.__setattr__(core, "_kwcell_owner_ref", weakref.ref(cell))
-        object.__setattr__(cell, name, core)
-    object.__setattr__(cell, "_kwcell_core", cell.__dict__[plan[0][2]])
+def attach_core(cell: nn.Cell) -> nn.Cell:
+    """Give a KwCell instance its core (a weak reference back, so no cycle and no child cell)."""
+    core = new_core()
+    object.__setattr__(core, "_kwcell_owner_ref", weakref.ref(cell))
+    object.__setattr__(cell, "_kwcell_core", core)
+    return core

@@ -1,8 +1,46 @@
-"""Exception classes raised by kwcell."""
+"""Exception classes raised by kwcell, and the errors that keep MindSpore's contract.
+
+A bprop written in MindSpore's own form keeps MindSpore's timing: a problem ``nn.Cell``
+reports only when the gradient is taken is reported then by kwcell too. That error must be
+caught by what catches MindSpore's (``except RuntimeError``, ``pytest.raises(RuntimeError,
+match=...)``) and by what catches kwcell's (``except KwCellDefinitionError``):
+:func:`deferred_error` makes a class that is both, and :func:`contract_message` puts
+MindSpore's own wording first and kwcell's fix-it text after it.
+
+Pure Python: the mypy plugin imports this module, which must never import MindSpore.
+"""
 
 from __future__ import annotations
 
-__all__ = ["GradcheckError", "KwCellDefinitionError", "KwCellWarning"]
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "GRAPH",
+    "PYNATIVE",
+    "GradcheckError",
+    "KwCellDefinitionError",
+    "KwCellWarning",
+    "MindSporeError",
+    "contract_message",
+    "deferred",
+    "deferred_error",
+]
+
+#: Where a gradient is taken, as far as MindSpore's errors differ: PYNATIVE, and compiled
+#: graphs (GRAPH_MODE and ``@ms.jit`` in PYNATIVE, which raise the same errors: measured).
+PYNATIVE = "pynative"
+GRAPH = "graph"
+
+
+@dataclass(frozen=True)
+class MindSporeError:
+    """What MindSpore raises on ``nn.Cell`` for one mistake in one mode: class and wording."""
+
+    base: type[Exception]
+    text: str
 
 
 class KwCellDefinitionError(TypeError):
@@ -41,9 +79,10 @@ class KwCellDefinitionError(TypeError):
     #: of kwcell's own (a dict return) that never worked on ``nn.Cell``, or bprop names that
     #: read one way by position and another by name.
     _kwcell_at_definition: bool = False
-    #: The builtin exception a graph raises for this error when it is deferred to gradient
-    #: time (what MindSpore raises for the same mistake on ``nn.Cell``).
-    _kwcell_graph_error: str = "TypeError"
+    #: For a problem deferred to gradient time: what ``nn.Cell`` raises for the same mistake,
+    #: by :data:`PYNATIVE` / :data:`GRAPH`. A mode left out is one where ``nn.Cell`` raises
+    #: nothing for it; kwcell raises this error there.
+    _kwcell_mindspore: Mapping[str, MindSporeError] = types.MappingProxyType({})
 
 
 class GradcheckError(AssertionError):
@@ -112,3 +151,53 @@ class KwCellWarning(UserWarning):
         assert warning.category is KwCellWarning and "returns 2 gradients for 1 input" in str(warning.message)
         ```
     """
+
+
+def _rebuild(base: type[Exception], args: tuple[Any, ...]) -> KwCellDefinitionError:
+    return deferred_error(base)(*args)
+
+
+_CLASSES: dict[type[Exception], type[KwCellDefinitionError]] = {}
+
+
+def deferred_error(base: type[Exception]) -> type[KwCellDefinitionError]:
+    """The class of a deferred definition error where MindSpore raises ``base``.
+
+    A subclass of both :class:`KwCellDefinitionError` and ``base`` (``KwCellRuntimeError``
+    for ``RuntimeError``); ``KwCellDefinitionError`` itself for ``TypeError``, which it
+    already is. One class per ``base``. ``TypeError`` adds no instance fields to
+    ``BaseException``, so CPython combines it with any builtin exception class (``OSError``
+    included); instances pickle (they are rebuilt through this function).
+    """
+    if issubclass(KwCellDefinitionError, base):
+        return KwCellDefinitionError
+    if base in _CLASSES:
+        return _CLASSES[base]
+    name = f"KwCell{base.__name__}"
+
+    def __reduce__(self: KwCellDefinitionError) -> tuple[Any, ...]:
+        return (_rebuild, (base, self.args))
+
+    namespace = {
+        "__module__": __name__,
+        "__qualname__": name,
+        "__doc__": f"A KwCellDefinitionError raised where MindSpore raises {base.__name__}.",
+        "__reduce__": __reduce__,
+    }
+    cls = types.new_class(name, (KwCellDefinitionError, base), exec_body=lambda ns: ns.update(namespace))
+    _CLASSES[base] = cls
+    return cls
+
+
+def contract_message(mindspore: str, kwcell: str) -> str:
+    """MindSpore's own wording first (its own first line), then kwcell's fix-it text."""
+    return f"{mindspore}\n{kwcell}"
+
+
+def deferred(error: KwCellDefinitionError, mode: str) -> KwCellDefinitionError:
+    """The error to raise at gradient time in ``mode`` (:data:`PYNATIVE` or :data:`GRAPH`)
+    for ``error``, a problem of MindSpore's own bprop form found when the class was created."""
+    mindspore = error._kwcell_mindspore.get(mode)
+    if mindspore is None:
+        return KwCellDefinitionError(str(error))
+    return deferred_error(mindspore.base)(contract_message(mindspore.text, str(error)))

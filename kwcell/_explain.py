@@ -12,7 +12,7 @@ import os
 
 from mindspore import nn
 
-from ._meta import KwCellInfo, info_of
+from ._meta import KwCellInfo, KwCellMeta, info_of
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, Signature, format_params, signature_of
 from ._validate import BY_POSITION
 
@@ -117,6 +117,14 @@ def explain(cls: type | nn.Cell) -> str:
             )
         construct = signature_of(klass.construct) if hasattr(klass, "construct") else None
         where = f"construct(self, {_params_text(construct)})" if construct is not None else "construct"
+        if isinstance(klass, KwCellMeta):
+            # construct(self, *inputs) with MindSpore's bprop(self, *args): left as it stands.
+            return (
+                f"{label} is a KwCell that kwcell leaves to MindSpore as it is: {where} gives its "
+                "inputs no names to match, so its "
+                f"bprop({_params_text(signature_of(bprop))}) receives them positionally, then out "
+                "and dout, exactly as on nn.Cell; kwcell generated nothing for it."
+            )
         return (
             f"{label} is not a KwCell: its bprop({_params_text(signature_of(bprop))}) is a plain "
             f"MindSpore bprop, which receives the inputs of {where} in call order, not by name. "

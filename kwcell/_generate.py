@@ -7,8 +7,11 @@ into one file (``_codegen``).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import itertools
+import os
+import sys
 import types
 import warnings
 from collections.abc import Callable
@@ -19,13 +22,24 @@ from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
 from ._core import KwCellCore
-from ._errors import KwCellDefinitionError, KwCellWarning
+from ._deferred import graph_raiser
+from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
 from ._source import ZERO, rewrite_bprop
-from ._spec import POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
-from ._templates import CORE, CORE_STATIC, DISPATCHER, GRAPH_BPROP, HEADER, PY_BPROP, RAISE_BPROP
+from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
+from ._templates import (
+    CORE,
+    CORE_STATIC,
+    DISPATCHER,
+    GRAPH_BPROP,
+    HEADER,
+    PY_BPROP,
+    RAISE_BPROP,
+    RAISE_GRAPH_BPROP,
+)
 from ._validate import (
     BY_NAME,
+    BY_POSITION,
     CLASSIC_ARGS,
     check_bprop,
     check_construct,
@@ -34,7 +48,7 @@ from ._validate import (
     passes_through,
 )
 
-__all__ = ["generate"]
+__all__ = ["generate", "needs_rewrite"]
 
 _TOKENS = itertools.count(1)
 
@@ -47,11 +61,25 @@ def _label(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _without_self(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """An instance's bprop (called without self, as on nn.Cell) in the shape of a method."""
+
+    def call(_owner: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return call
+
+
 def _user_call(spec: CellSpec, reading: str) -> str:
     """Source of the call of the user's own bprop from the generated PYNATIVE bprop."""
     assert spec.bprop is not None
     bsig = spec.bprop.signature
-    if reading != BY_NAME:
+    in_order = (
+        bsig.names == (*spec.names, "out", "dout")
+        and bsig.var_keyword is None
+        and all(p.kind is not KEYWORD_ONLY for p in bsig.params)
+    )
+    if reading != BY_NAME or in_order:
         return ", ".join(["self", *spec.names, "out", "dout"])
     parts = ["self"]
     for p in bsig.params:
@@ -87,10 +115,12 @@ def _bprop_units(
     spec: CellSpec,
     bprop: Callable[..., Any],
     reading: str,
-    deferred: str | None,
+    problem: KwCellDefinitionError | None,
     lenient: bool,
     token: int,
-    graph_error: str = "TypeError",
+    *,
+    bprop_self: bool = True,
+    super_name: str | None = None,
 ) -> tuple[_Bprop, list[str]]:
     """Units for the PYNATIVE bprop (``py``) and its graph version (``graph``), and warnings."""
     names = spec.names
@@ -104,17 +134,25 @@ def _bprop_units(
         "extras_ok": lenient,
         "token": token,
     }
-    if deferred is not None:
+    if problem is not None:
         # MindSpore's own form with a problem MindSpore reports only at gradient time: so
-        # does kwcell (it warned when the class was created).
-        py = _raise_unit("py", fmt, "_kwcell_error", deferred, {"_kwcell_error": KwCellDefinitionError})
-        graph = _raise_unit("graph", fmt, graph_error, deferred, {})
+        # does kwcell (it warned when the class was created), with the exception class and
+        # the wording MindSpore uses for the mistake in each mode, then kwcell's message.
+        error = deferred(problem, PYNATIVE)
+        py = _raise_unit("py", fmt, "_kwcell_error", str(error), {"_kwcell_error": type(error)})
+        graph = Unit(
+            "graph",
+            RAISE_GRAPH_BPROP.format(**fmt),
+            {"__name__": __name__, "__builtins__": __builtins__},
+            closure={"_kwcell_raise": graph_raiser(problem)},
+        )
         return _Bprop([py, graph], True, "bprop: raises its definition error when the gradient is taken"), []
+    user_fn = bprop if bprop_self else _without_self(bprop)
     py = Unit(
         "py",
         PY_BPROP.format(**fmt, user_call=_user_call(spec, reading)),
         {"__name__": __name__, "__builtins__": __builtins__},
-        closure={"_kwcell_user": bprop, "_kwcell_normalize": _runtime.normalize},
+        closure={"_kwcell_user": user_fn, "_kwcell_normalize": _runtime.normalize},
     )
     graph = Unit(
         "graph",
@@ -122,18 +160,34 @@ def _bprop_units(
         {"__name__": __name__, "__builtins__": __builtins__},
         closure={"_kwcell_normalize": _runtime.normalize},
     )
-    if reading == CLASSIC_ARGS:
-        # bprop(self, *args) takes construct's inputs as they come: the graph compiler parses
-        # the user's own function, as for nn.Cell, and its return is normalised.
-        note = "bprop: the classic bprop(self, *args), called positionally; its return normalised"
+    no_rewrite = not needs_rewrite(spec, reading)
+    rewritten = None
+    if bprop_self and reading != CLASSIC_ARGS and not _decorated(bprop):
+        rewritten = rewrite_bprop(bprop, spec, reading, lenient=lenient, super_class=super_name)
+    if rewritten is None and no_rewrite:
+        # MindSpore's positional form in construct's order (or bprop(self, *args)) without
+        # source kwcell can read (a lambda, a decorated bprop, a module rewritten by pytest):
+        # the graph compiler parses the user's own function, as for nn.Cell; only its return
+        # is normalised.
+        note = "bprop: the user's own function in every mode, its return normalised"
         return _Bprop([py, graph], False, note, rbprop=bprop), []
-    rewritten = rewrite_bprop(bprop, spec, reading, lenient=lenient, super_attr=f"_kwcell_super_{token}")
+    if rewritten is None and not bprop_self:
+        message = (
+            f"{where}: a bprop assigned to an instance is called without self, so GRAPH_MODE and "
+            "@ms.jit can compile it only in MindSpore's positional form, in construct's order: "
+            f"bprop({', '.join([*names, 'out', 'dout'])})"
+        )
+        graph = _raise_unit("graph", fmt, "RuntimeError", message, {})
+        return _Bprop([py, graph], True, "bprop: PYNATIVE only (an instance's bprop in kwcell's form)"), []
+    if rewritten is None and _decorated(bprop):
+        raise decorated_bprop(cls.__qualname__, jit=getattr(bprop, "__wrapped_by_jit__", False) is True)
     if rewritten is None:
         message = (
             f"{where}: GRAPH_MODE and @ms.jit compile bprop from its source text, and kwcell cannot "
             "find source that matches this function (it was made by exec or in a REPL, is a lambda, "
             "comes from a module without its .py file, or its file was edited after import). "
-            "Define the class in a .py file (reload the module after editing it), or take this "
+            "Define the class in a .py file (reload the module after editing it), write bprop in "
+            "MindSpore's positional form in construct's order (which needs no source), or take this "
             "gradient in PYNATIVE mode"
         )
         graph = _raise_unit("graph", fmt, "RuntimeError", message, {})
@@ -148,19 +202,47 @@ def _bprop_units(
     return _Bprop([py, user, graph], False, note), list(rewritten.notes)
 
 
+def needs_rewrite(spec: CellSpec, reading: str) -> bool:
+    """Whether bprop must be rewritten for the graph compiler, which calls it positionally with
+    construct's inputs, then out and dout: only kwcell's own forms need it (names in another
+    order, keyword-only parameters, defaults, ``**kwargs``)."""
+    if reading in (CLASSIC_ARGS, BY_POSITION):
+        return False
+    assert spec.bprop is not None
+    bsig = spec.bprop.signature
+    if bsig.var_keyword is not None or bsig.var_positional is not None:
+        return True
+    if any(p.kind is KEYWORD_ONLY or p.has_default for p in bsig.params):
+        return True
+    return bsig.names != (*spec.names, "out", "dout")
+
+
 def _decorated(bprop: Callable[..., Any]) -> bool:
     return inspect.unwrap(bprop) is not bprop
 
 
 def generate(
-    cls: type, construct: Callable[..., Any], bprop: Callable[..., Any], inherited_bprop: str
+    cls: type,
+    construct: Callable[..., Any],
+    bprop: Callable[..., Any],
+    inherited_bprop: str,
+    *,
+    construct_self: bool = True,
+    bprop_self: bool = True,
+    super_name: str | None = None,
+    warn: bool = True,
 ) -> KwCellInfo | None:
-    """Check and generate; ``None`` for a cell kwcell leaves to MindSpore as it is."""
-    bsig = signature_of(bprop)
+    """Check and generate; ``None`` for a cell kwcell leaves to MindSpore as it is.
+
+    ``construct_self``/``bprop_self`` are false for functions assigned to an instance (which
+    MindSpore calls without self); ``super_name`` names the class whose ``__dict__`` holds
+    ``bprop`` (``super().bprop`` inside it continues the MRO after that class).
+    """
+    bsig = _with_self(signature_of(bprop, has_self=bprop_self), bprop_self)
     spec = CellSpec(
         module=cls.__module__,
         qualname=cls.__qualname__,
-        construct=signature_of(construct),
+        construct=_with_self(signature_of(construct, has_self=construct_self), construct_self),
         bprop=BpropSpec(bsig, _is_classic(bsig)),
         inherited_bprop=inherited_bprop,
     )
@@ -172,25 +254,19 @@ def generate(
     # gradient is taken is a warning now and an error then, so that one broken cell does not
     # make its whole module fail to import. kwcell's own forms fail here.
     lenient = is_mindspore_form(bsig)
-    deferred: str | None = None
     reading = CLASSIC_ARGS
+    extra = {"bprop_self": bprop_self, "super_name": super_name}
     try:
         reading = check_bprop(spec)
-        if _decorated(bprop):
-            raise decorated_bprop(cls.__qualname__)
-        bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, None, lenient, token)
+        bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, None, lenient, token, **extra)  # type: ignore[arg-type]
     except KwCellDefinitionError as exc:
         if not lenient or exc._kwcell_at_definition:
             raise
-        deferred = f"{exc}"
-        bprop_parts, notes = _bprop_units(
-            cls, spec, bprop, reading, deferred, lenient, token, graph_error=exc._kwcell_graph_error
-        )
-        notes = [
-            f"{deferred} (MindSpore's bprop form: the gradient of {cls.__qualname__} will raise this error)"
-        ]
-    for note in notes:
-        warnings.warn(note, KwCellWarning, stacklevel=4)  # _generate, _setup, the metaclass
+        bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, exc, lenient, token, **extra)  # type: ignore[arg-type]
+        notes = [f"{exc} (MindSpore's bprop form: the gradient of {cls.__qualname__} will raise this error)"]
+    if warn:
+        for note in notes:
+            warnings.warn(note, KwCellWarning, stacklevel=_user_stacklevel())
     label = _label(cls)
     qualname = cls.__qualname__
     names = spec.names
@@ -232,18 +308,17 @@ def generate(
         header=HEADER.format(label=label, kind="bprop", mapping=mapping),
         units=units,
         owner=cls,
-        defer_write=True,  # written when the first instance is created (KwCell.__init__)
+        defer_write=True,  # written when the core is first used
     )
     (py_bprop,) = fns["py"].values()
     (graph_bprop,) = fns["graph" if "graph" in fns else "rewritten"].values()
-    extra: dict[str, Callable[..., Any]] = {}
-    # GRAPH_BPROP calls the rewritten bprop, or the user's own bprop(self, *args).
+    rbprop: Any = None
+    # GRAPH_BPROP calls the rewritten bprop, or the user's own one.
     if "graph" in fns and "rewritten" in fns:
-        (rewritten,) = fns["rewritten"].values()
-        rewritten.__qualname__ = f"{qualname}.bprop"
-        extra[f"_kwcell_rbprop_{token}"] = rewritten
+        (rbprop,) = fns["rewritten"].values()
+        rbprop.__qualname__ = f"{qualname}.bprop"
     elif bprop_parts.rbprop is not None:
-        extra[f"_kwcell_rbprop_{token}"] = bprop_parts.rbprop
+        rbprop = bprop_parts.rbprop
     for fn in (py_bprop, graph_bprop):
         fn.__qualname__ = f"{qualname}.bprop"
     # MindSpore's graph parser unwraps what it parses: GRAPH_MODE and @ms.jit compile the
@@ -270,14 +345,13 @@ def generate(
     bind = fns["binder"]["bind"]
     bind.__qualname__ = f"{qualname}.construct"
     path = dispatcher.__code__.co_filename
-    for attr, extra_fn in extra.items():
-        setattr(cls, attr, extra_fn)
     return KwCellInfo(
         spec=spec,
         user_construct=construct,
         user_bprop=bprop,
         positional_bprop=graph_bprop,
         core_cls=core_cls,
+        rbprop=rbprop,
         dispatcher=dispatcher,
         bind=bind,
         files={"bprop": path},
@@ -285,6 +359,24 @@ def generate(
         py_bprop=py_bprop,
         reading=reading,
     )
+
+
+def _with_self(sig: Signature, has_self: bool) -> Signature:
+    """A function called without self (assigned to an instance) checked as a method would be."""
+    if has_self:
+        return sig
+    return dataclasses.replace(sig, self_name="self")
+
+
+def _user_stacklevel() -> int:
+    """The stack level of the first frame outside kwcell (the user's class statement or assignment)."""
+    frame = sys._getframe(1)
+    level = 1
+    here = os.path.dirname(__file__)
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == here:
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
 
 
 def _weights_in_graph_message(where: str) -> str:

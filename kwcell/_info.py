@@ -1,24 +1,29 @@
-"""What kwcell generated for a class, and how to find it through the MRO."""
+"""What kwcell generated for a class's construct and bprop, found when it is needed.
+
+Nothing here is a snapshot: :func:`plan` is asked with the construct and bprop that the class
+(or an instance) holds *now*, and returns what was generated for exactly those functions,
+generating it the first time (cached by their identity, so a later assignment, a ``del``, a
+diamond or an ``__init_subclass__`` is simply a new key).
+"""
 
 from __future__ import annotations
 
+import threading
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mindspore import nn
-
+from ._lookup import class_backward, class_forward
 from ._spec import KEYWORD_ONLY, CellSpec
 
-__all__ = ["INFO", "KwCellInfo", "info_of", "keyword_only", "own_infos"]
-
-INFO = "_kwcell_info"
+__all__ = ["PASSTHROUGH", "KwCellInfo", "info_of", "keyword_only", "plan", "resolved"]
 
 
 @dataclass(frozen=True)
 class KwCellInfo:
-    """What kwcell generated for one class: kept on the class as ``_kwcell_info``."""
+    """What kwcell generated for one (construct, bprop) pair of a class."""
 
     spec: CellSpec
     user_construct: Callable[..., Any]
@@ -27,7 +32,11 @@ class KwCellInfo:
     #: What PYNATIVE calls as the bprop (the user's own function behind a normalizer); its
     #: ``__wrapped__`` is ``positional_bprop``, which the graph compiler parses.
     py_bprop: Callable[..., Any]
-    core_cls: type[nn.Cell]
+    #: The hidden core's class: its positional construct and bprop call the user's functions
+    #: under this plan's token.
+    core_cls: type
+    #: What the graph version of bprop calls as ``self._kwcell_rbprop`` (or ``None``).
+    rbprop: Callable[..., Any] | None
     dispatcher: types.FunctionType
     bind: types.FunctionType
     files: dict[str, str] = field(default_factory=dict)
@@ -37,18 +46,92 @@ class KwCellInfo:
     reading: str = ""
 
 
-def own_infos(cls: type) -> list[KwCellInfo]:
-    """The kwcell information of every class in ``cls``'s MRO that generated code, nearest first."""
-    return [info for klass in cls.__mro__ if (info := klass.__dict__.get(INFO)) is not None]
+class _Passthrough:
+    """``construct(self, *inputs)`` with MindSpore's ``bprop(self, *args)``: an nn.Cell as is."""
+
+    def __repr__(self) -> str:
+        return "PASSTHROUGH"
+
+
+PASSTHROUGH: Any = _Passthrough()
+
+_Key = tuple[Any, bool, Any, bool]
+_plans: weakref.WeakKeyDictionary[type, dict[_Key, Any]] = weakref.WeakKeyDictionary()
+_lock = threading.RLock()
+
+
+def plan(
+    cls: type,
+    construct: Any,
+    bprop: Any,
+    *,
+    construct_self: bool = True,
+    bprop_self: bool = True,
+    warn: bool = True,
+) -> Any:
+    """What was generated for ``cls`` with this construct and bprop: a :class:`KwCellInfo`,
+    or :data:`PASSTHROUGH`. Raises ``KwCellDefinitionError`` when they do not fit together."""
+    key = (construct, construct_self, bprop, bprop_self)
+    per_class = _plans.get(cls)
+    if per_class is not None:
+        found = per_class.get(key)
+        if found is not None:
+            return found
+    with _lock:
+        per_class = _plans.setdefault(cls, {})
+        found = per_class.get(key)
+        if found is not None:
+            return found
+        from ._generate import generate  # generating needs MindSpore's pieces; found is cheap
+
+        construct_owner, _ = class_forward(cls) if construct_self else (None, None)
+        bprop_owner, _ = class_backward(cls) if bprop_self else (None, None)
+        blame = ""
+        if bprop_owner is not None and bprop_owner is not cls and construct_owner is cls:
+            blame = bprop_owner.__qualname__
+        info = generate(
+            cls,
+            construct,
+            bprop,
+            blame,
+            construct_self=construct_self,
+            bprop_self=bprop_self,
+            super_name=bprop_owner.__name__ if bprop_owner is not None else None,
+            warn=warn,
+        )
+        if info is not None:
+            _install(cls, info, construct, construct_self, bprop_self)
+        result = PASSTHROUGH if info is None else info
+        per_class[key] = result
+        return result
+
+
+def _install(cls: type, info: KwCellInfo, construct: Any, construct_self: bool, bprop_self: bool) -> None:
+    """Make the user's functions for ``info`` methods of ``cls`` under its token (the core calls
+    them; functions assigned to an instance are set on the instance, see ``KwCell``)."""
+    token = info.token
+    type.__setattr__(cls, f"_kwcell_bprop_{token}", info.py_bprop)
+    if construct_self:
+        type.__setattr__(cls, f"_kwcell_construct_{token}", construct)
+    if info.rbprop is not None and (bprop_self or info.rbprop is not info.user_bprop):
+        type.__setattr__(cls, f"_kwcell_rbprop_{token}", info.rbprop)
+
+
+def resolved(cls: type) -> Any:
+    """The class-level plan of ``cls`` now: a :class:`KwCellInfo`, :data:`PASSTHROUGH`, or
+    ``None`` when the class has no bprop or no construct (yet)."""
+    _, construct = class_forward(cls)
+    _, bprop = class_backward(cls)
+    if construct is None or bprop is None:
+        return None
+    return plan(cls, construct, bprop)
 
 
 def info_of(cls: type) -> KwCellInfo | None:
-    """The kwcell information of ``cls`` or of the nearest base that has one."""
-    for klass in cls.__mro__:
-        info = klass.__dict__.get(INFO)
-        if info is not None or INFO in klass.__dict__:
-            return info
-    return None
+    """The kwcell information of ``cls``'s own construct and bprop as they are now, or ``None``
+    (no bprop, no construct, or a cell kwcell leaves exactly as an nn.Cell)."""
+    found = resolved(cls)
+    return None if found is None or found is PASSTHROUGH else found  # type: ignore[no-any-return]
 
 
 def keyword_only(spec: CellSpec) -> tuple[str, ...]:

@@ -1,26 +1,20 @@
-"""``KwCellMeta``: resolve construct and bprop through the MRO, generate, attach."""
+"""``KwCellMeta``: keep a class's construct and bprop in slots, and check them when they change."""
 
 from __future__ import annotations
 
 import abc
-import inspect
-import sys
-import types
 import warnings
 import weakref
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mindspore import nn
 
 from ._errors import KwCellDefinitionError, KwCellWarning
-from ._generate import generate
-from ._info import INFO as _INFO
-from ._info import KwCellInfo, info_of, keyword_only, own_infos
-from ._override import route_class_construct
+from ._info import KwCellInfo, info_of, keyword_only, resolved
+from ._lookup import BpropSlot, ConstructSlot, class_backward, class_forward, is_slot
 from ._spec import safe_repr
 
-__all__ = ["KwCellInfo", "KwCellMeta", "info_of", "keyword_only", "own_infos"]
+__all__ = ["KwCellInfo", "KwCellMeta", "check_class", "info_of", "keyword_only", "slot_for"]
 
 
 _WARNED: weakref.WeakSet[type] = weakref.WeakSet()
@@ -53,69 +47,6 @@ def _warn_ungraded_parameters(cell: nn.Cell) -> None:
     warnings.warn(msg, KwCellWarning, stacklevel=3)
 
 
-# Code objects of every function some KwCell uses as its bprop: only their frames see
-# ``bprop`` on an instance (``super().bprop(...)``); MindSpore must not.
-_BPROP_CODES: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
-
-
-class _HiddenBprop:
-    """The ``bprop`` attribute of a KwCell class with a bprop.
-
-    MindSpore treats any cell that has an attribute ``bprop`` as a custom-bprop cell and would
-    call it with the visible call's arguments; kwcell's hidden core carries the bprop instead.
-    So instances answer ``bprop`` only to the code of a user's bprop (``super().bprop(...)``
-    from a subclass); the class answers with the user's function (``Net.bprop``).
-    """
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn = fn
-
-    def __get__(self, obj: object, owner: type | None = None) -> Any:
-        if obj is None:
-            return self.fn
-        if sys._getframe(1).f_code in _BPROP_CODES:
-            return types.MethodType(self.fn, obj)
-        raise AttributeError("bprop")
-
-
-class _LazyCore:
-    """A class's core attribute for instances that do not have it yet (see ``_setup``)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        obj._kwcell_attach_cores()
-        return obj.__dict__[self.name]
-
-
-_OWN = "_kwcell_own_"  # + "bprop" / "construct": the user's function a KwCell class defined
-
-
-def _resolve(cls: type, name: str, *, after: type | None = None) -> tuple[type | None, Any]:
-    """The class that provides ``name`` to ``cls`` through the MRO, and the user's function.
-
-    KwCell classes keep their own ``construct``/``bprop`` under ``_kwcell_own_<name>`` (the
-    visible attributes are kwcell's dispatcher and ``_HiddenBprop``); any other class, a
-    mixin for example, provides the function it defines. ``nn.Cell``'s own construct does
-    not count. With ``after``, the search starts after that class (``super()``).
-    """
-    mro = cls.__mro__
-    for klass in mro[mro.index(after) + 1 :] if after is not None else mro:
-        if klass is nn.Cell:
-            break
-        found = klass.__dict__.get(_OWN + name)
-        if found is None:
-            found = klass.__dict__.get(name)
-            if isinstance(found, _HiddenBprop) or getattr(found, "_kwcell_generated", False):
-                continue
-        if found is not None:
-            return klass, found
-    return None, None
-
-
 def _method_error(qualname: str, method: str, fn: Any) -> str | None:
     """Why ``fn`` cannot be the ``method`` of a cell, or ``None``."""
     if isinstance(fn, (staticmethod, classmethod)):
@@ -129,103 +60,80 @@ def _method_error(qualname: str, method: str, fn: Any) -> str | None:
     return None
 
 
-def _setup(cls: KwCellMeta, *, defines_construct: bool) -> None:
-    """Resolve ``cls``'s construct and bprop through the MRO, check them, and generate.
+_SLOTS: dict[str, type[ConstructSlot] | type[BpropSlot]] = {"construct": ConstructSlot, "bprop": BpropSlot}
 
-    Runs when the class statement runs, and again when ``cls.bprop`` is assigned later.
+
+def slot_for(qualname: str, name: str, value: Any, owner: type | None = None) -> Any:
+    """``value`` (a class's own construct or bprop) in its slot, after checking it is a method."""
+    if is_slot(value):
+        return value
+    error = _method_error(qualname, name, value)
+    if error is not None:
+        raise KwCellDefinitionError(error)
+    return _SLOTS[name](value, owner)
+
+
+def check_class(cls: type) -> None:
+    """Check (and generate for) the construct and bprop ``cls`` resolves to now.
+
+    Runs when the class statement runs and whenever the class's construct or bprop is
+    assigned or deleted; errors and warnings then point at the user's statement. What the
+    class resolves to later (a plain mixin changed, say) is checked when it is first used.
     """
-    bprop_owner, bprop = _resolve(cls, "bprop")
-    if bprop is None:
-        setattr(cls, _INFO, None)
-        return
-    _BPROP_CODES.add(getattr(inspect.unwrap(bprop), "__code__", None) or _NO_CODE)
-    type.__setattr__(cls, "bprop", _HiddenBprop(bprop))
-    construct_owner, construct = _resolve(cls, "construct")
-    if construct is None:
-        # A base that defines only bprop: its subclasses bring construct (as for nn.Cell).
-        setattr(cls, _INFO, None)
+    _, construct = class_forward(cls)
+    _, bprop = class_backward(cls)
+    if bprop is None or construct is None:
         return
     error = _method_error(cls.__qualname__, "construct", construct)
     if error is not None:
         raise KwCellDefinitionError(error)
-    inherited = info_of(cls)
-    if inherited is not None and inherited.user_bprop is bprop and inherited.user_construct is construct:
-        return  # nothing new: the base's generated code serves this class too
-    if construct_owner is cls and defines_construct:
-        setattr(cls, _OWN + "construct", construct)
-    blame = (
-        bprop_owner.__qualname__ if bprop_owner is not cls and construct_owner is cls and bprop_owner else ""
-    )
-    info = generate(cls, construct, bprop, blame)
-    if info is None:
-        # construct(self, *inputs) with bprop(self, *args): an nn.Cell as it stands.
-        type.__setattr__(cls, "bprop", bprop)
-        setattr(cls, _INFO, None)
-        return
-    assert bprop_owner is not None
-    _, parent_bprop = _resolve(cls, "bprop", after=bprop_owner)
-    if parent_bprop is not None:
-        # super().bprop(...) in the graph version of bprop (see _source.rewrite_bprop).
-        setattr(cls, f"_kwcell_super_{info.token}", parent_bprop)
-    type.__setattr__(cls, "construct", info.dispatcher)  # not routed: see __setattr__
-    # The user's functions under this class's token, so that a parent's core still runs
-    # the parent's own code for super().construct(...) from a subclass.
-    setattr(cls, f"_kwcell_construct_{info.token}", construct)
-    setattr(cls, f"_kwcell_bprop_{info.token}", info.py_bprop)
-    # Instances get their cores when created; one made before ``cls.bprop`` was assigned
-    # gets the new core on first use (an instance attribute then shadows this).
-    type.__setattr__(cls, f"_kwcell_core_{info.token}", _LazyCore(f"_kwcell_core_{info.token}"))
-    setattr(cls, _INFO, info)
+    resolved(cls)
 
 
 class KwCellMeta(abc.ABCMeta):
     """Metaclass of :class:`kwcell.KwCell`.
 
-    When a class statement defines or inherits (through the MRO, mixins included) both a
-    ``bprop`` and a ``construct``, the two are checked against each other, ``bprop`` is hidden
-    from MindSpore (which must not treat the visible cell as a custom-bprop cell), and a
-    dispatcher ``construct`` with construct's exact signature is installed. It calls a hidden
-    core cell whose positional ``construct``/``bprop`` MindSpore differentiates. Derived from
+    A class's ``construct`` and ``bprop`` are kept in slots that answer every read as
+    ``nn.Cell`` would (see ``kwcell._lookup``), except that MindSpore, when it runs a cell
+    with a bprop, gets a dispatcher with construct's exact signature that calls a hidden core
+    cell, whose positional ``construct``/``bprop`` MindSpore differentiates. They are checked
+    against each other when the class is created and whenever one of them is assigned or
+    deleted; what runs is looked up when the cell is called or compiled. Derived from
     ``abc.ABCMeta``, so that ``class Net(KwCell, abc.ABC)`` works as it does for ``nn.Cell``.
     """
 
     def __new__(
         mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
     ) -> KwCellMeta:
-        if "bprop" in namespace:
-            error = _method_error(namespace.get("__qualname__", name), "bprop", namespace["bprop"])
-            if error is not None:
-                raise KwCellDefinitionError(error)
-        own_bprop = namespace.pop("bprop", None)
-        if own_bprop is not None:
-            namespace[_OWN + "bprop"] = own_bprop
+        qualname = namespace.get("__qualname__", name)
+        for attr, slot in _SLOTS.items():
+            if attr in namespace:
+                namespace[attr] = slot_for(qualname, attr, namespace[attr])
+            else:
+                namespace[attr] = slot(None)
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
-        _setup(cls, defines_construct="construct" in namespace)
+        check_class(cls)
         return cls
 
     def __setattr__(cls, name: str, value: Any) -> None:
-        if name == "bprop" and not isinstance(value, _HiddenBprop):
-            # Cls.bprop = f after the class statement: checked and generated as if defined
-            # there (the visible class must still show MindSpore no bprop).
-            error = _method_error(cls.__qualname__, "bprop", value)
-            if error is not None:
-                raise KwCellDefinitionError(error)
-            type.__setattr__(cls, _OWN + "bprop", value)
-            _setup(cls, defines_construct=False)
-            return
-        # Cls.construct = f, e.g. @jit on the class: the bprop keeps wrapping the new forward.
-        info = info_of(cls) if name == "construct" else None
-        if info is not None and route_class_construct(
-            cls,
-            value,
-            info.dispatcher,
-            info.token,
-            info.user_construct,
-            keyword_only(info.spec),
-            _OWN + "construct",
-        ):
+        if name in _SLOTS:
+            # Cls.bprop = f / Cls.construct = f after the class statement (or from a base's
+            # __init_subclass__): checked as if defined there; instances see it at once.
+            type.__setattr__(cls, name, slot_for(cls.__qualname__, name, value, cls))
+            check_class(cls)
             return
         super().__setattr__(name, value)
+
+    def __delattr__(cls, name: str) -> None:
+        if name in _SLOTS:
+            own = cls.__dict__.get(name)
+            if own is None or (is_slot(own) and own.fn is None):
+                raise AttributeError(name)
+            # del Cls.bprop: the class inherits again (or has none), as on nn.Cell.
+            type.__setattr__(cls, name, _SLOTS[name](None, cls))
+            check_class(cls)
+            return
+        super().__delattr__(name)
 
     if not TYPE_CHECKING:
         # Runtime only: a metaclass __call__ that type checkers see replaces the class's own
@@ -236,6 +144,3 @@ class KwCellMeta(abc.ABCMeta):
             if info_of(cls) is not None:
                 _warn_ungraded_parameters(cell)
             return cell
-
-
-_NO_CODE = compile("", "<kwcell>", "exec")

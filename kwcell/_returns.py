@@ -21,6 +21,7 @@ from typing import Any
 
 from ._errors import KwCellDefinitionError
 from ._spec import CellSpec, Param, safe_repr
+from ._validate import mindspore_errors
 
 __all__ = ["check_return", "not_a_tensor"]
 
@@ -95,7 +96,9 @@ def check_return(spec: CellSpec, value: ast.expr, where: str) -> None:
             f"tuple with one gradient per construct parameter ({expected}) (write tuple(...) "
             "around it), a dict keyed by parameter name, or a Tensor for the first parameter"
         )
-        raise KwCellDefinitionError(msg)
+        error = KwCellDefinitionError(msg)
+        error._kwcell_mindspore = mindspore_errors("generator_return")
+        raise error
     if not names or not single_value(value):
         return
     first = spec.construct.params[0]
@@ -110,4 +113,9 @@ def check_return(spec: CellSpec, value: ast.expr, where: str) -> None:
         f"gradient would be lost; return a dict keyed by parameter name, e.g. {example}or a "
         f"tuple with one entry per construct parameter ({expected})"
     )
-    raise KwCellDefinitionError(msg)
+    error = KwCellDefinitionError(msg)
+    # nn.Cell: PYNATIVE takes a bare value as the only gradient (too few unless construct
+    # has one input); a compiled graph wants a tuple.
+    kinds = ("single_return", "short_return") if len(names) > 1 else ("single_return",)
+    error._kwcell_mindspore = mindspore_errors(*kinds, count=1, inputs=len(names), cell="")
+    raise error

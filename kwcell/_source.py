@@ -46,6 +46,10 @@ class RewrittenBprop:
     #: Problems MindSpore itself would pass over silently (extra gradients it ignores), to be
     #: reported as warnings.
     notes: tuple[str, ...] = ()
+    #: Whether some return had to be rewritten (``None`` entries, dicts, a short tuple...).
+    changed: bool = False
+    #: Whether the body calls ``super().bprop`` (rewritten to name the defining class).
+    has_super: bool = False
 
 
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -271,16 +275,41 @@ def _function_tree(fn: Callable[..., Any]) -> tuple[str, ast.Module, str, int] |
     return found
 
 
+def tuple_returns(fn: Callable[..., Any]) -> list[tuple[int, int]]:
+    """``(line, count)`` for each ``return`` of a tuple or list literal in ``fn``'s own body:
+    the literals whose count the class statement checks (no ``*`` entry, no dict entry, which
+    is MindSpore's weight form). ``[]`` when ``fn`` has no source. ``kwcell check`` applies
+    the same count rule to plain ``nn.Cell`` bprops through this."""
+    found = _function_tree(fn)
+    if found is None or not isinstance(found[1].body[0], ast.FunctionDef):
+        return []
+    first_line = found[3]
+    return [
+        (first_line + ret.lineno - 1, len(ret.value.elts))
+        for ret in _returns(found[1].body[0])
+        if isinstance(ret.value, (ast.Tuple, ast.List))
+        and not any(isinstance(e, (ast.Starred, ast.Dict)) for e in ret.value.elts)
+    ]
+
+
 def rewrite_bprop(
-    fn: Callable[..., Any], spec: CellSpec, reading: str, *, lenient: bool, super_attr: str
+    fn: Callable[..., Any],
+    spec: CellSpec,
+    reading: str,
+    *,
+    lenient: bool,
+    super_class: str | None,
+    check_only: bool = False,
 ) -> RewrittenBprop | None:
     """Rewrite ``fn`` (the user's bprop) to positional form: ``(self, *inputs, out, dout)``.
 
     ``reading`` is how ``fn``'s parameters map onto construct's (``_validate.BY_NAME`` or
     ``BY_POSITION``). With ``lenient`` (MindSpore's own forms), a literal return with more
     gradients than inputs is cut to the inputs, as MindSpore does, and noted. ``super().bprop``
-    becomes ``self.<super_attr>``: the graph compiler cannot look ``bprop`` up on a KwCell
-    (kwcell hides it from MindSpore), so the class provides the parent's bprop under that name.
+    becomes ``super(<super_class>, self).bprop``: the rewritten function lives outside the
+    class, and the graph compiler finds the named class in the instance's MRO, so the search
+    continues after the class that defines this bprop (diamonds included). With
+    ``check_only``, decorators are allowed (nothing is compiled from the text).
 
     Returns ``None`` when ``fn`` has no source to rewrite (defined in a REPL or by ``exec``,
     a lambda, a module without its ``.py``, or a file edited since it was imported).
@@ -293,7 +322,7 @@ def rewrite_bprop(
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         return None
-    if fdef.decorator_list:
+    if fdef.decorator_list and not check_only:
         raise decorated_bprop(spec.qualname)
     bsig = spec.bprop.signature if spec.bprop else None
     assert bsig is not None and bsig.self_name is not None
@@ -305,6 +334,7 @@ def rewrite_bprop(
     # as it arrived, and an input bprop does not name cannot shadow a global the body uses.
     replacements: list[tuple[int, int, str]] = []
     static = True
+    changed = False
     for ret in _returns(fdef):
         if ret.value is not None:
             check_return(spec, ret.value, f"{spec.qualname}.bprop (line {first_line + ret.lineno - 1})")
@@ -314,6 +344,7 @@ def rewrite_bprop(
         else:
             assert ret.value is not None
             replacements.append((*text.span(ret.value), tuple_text))
+            changed = changed or _squash(tuple_text) != _squash(text.segment(ret.value))
     # The body runs to the end of the function's last line (a trailing comment included).
     assert fdef.end_lineno is not None
     body_start, body_end = text.span(fdef.body[0])[0], text.starts[fdef.end_lineno]
@@ -330,11 +361,20 @@ def rewrite_bprop(
     prologue = _prologue(spec, reading)
     lines = [f"def {fdef.name}({', '.join(positional)}):\n", *(f"{indent}{p}\n" for p in prologue)]
     text_body = body.decode("utf-8")
-    if any(_is_super_bprop(node) for node in ast.walk(fdef)):
-        text_body = _SUPER_BPROP.sub(f"{bsig.self_name}.{super_attr}", text_body)
+    has_super = any(_is_super_bprop(node) for node in ast.walk(fdef))
+    if has_super and super_class is not None:
+        text_body = _SUPER_BPROP.sub(f"super({super_class}, {bsig.self_name}).bprop", text_body)
     rewritten = "".join(lines) + indent + text_body + "\n"
     static = static and _ends_in_return(fdef.body)
-    return RewrittenBprop(rewritten, origin, static, tuple(notes or ()))
+    return RewrittenBprop(rewritten, origin, static, tuple(notes or ()), changed, has_super)
+
+
+def _squash(text: str) -> str:
+    """A return's text without spaces and outer parentheses (to tell a real rewrite)."""
+    squashed = re.sub(r"\s+", "", text)
+    while squashed.startswith("(") and squashed.endswith(")"):
+        squashed = squashed[1:-1]
+    return squashed.rstrip(",")
 
 
 OUT, DOUT = "_kwcell_out", "_kwcell_dout"

@@ -6,19 +6,21 @@ import keyword
 from collections.abc import Sequence
 from typing import Any
 
-from ._errors import KwCellDefinitionError
+from ._errors import GRAPH, PYNATIVE, KwCellDefinitionError, MindSporeError
 from ._spec import KEYWORD_ONLY, CellSpec, Signature, format_params, safe_repr
 
 __all__ = [
     "BY_NAME",
     "BY_POSITION",
     "CLASSIC_ARGS",
+    "MINDSPORE_ERRORS",
     "RESERVED_PREFIX",
     "check_bprop",
     "check_construct",
     "check_returned_literal",
     "decorated_bprop",
     "is_mindspore_form",
+    "mindspore_errors",
     "passes_through",
     "position_conflicts",
     "same_default",
@@ -32,6 +34,129 @@ _GRAD_NAMES = ("out", "dout")
 CLASSIC_ARGS = "args"  # bprop(self, *args): inputs, then out, dout, positionally
 BY_POSITION = "position"  # MindSpore's positional form, whatever bprop's names are
 BY_NAME = "name"  # kwcell's form: matched by name, out/dout anywhere
+
+
+# What nn.Cell raises for each problem kwcell defers to gradient time (MindSpore's own bprop
+# forms), measured on MindSpore 2.10.0 CPU with the nn.Cell twin of every row, by mode:
+# PYNATIVE, and GRAPH (GRAPH_MODE and @ms.jit in PYNATIVE, which raise the same). The
+# wording is MindSpore's; fields in braces come from the cell. A mode left out is one where
+# nn.Cell raises nothing for the problem (kwcell raises its own error there). The deferred
+# error is an instance of both KwCellDefinitionError and the class given here, with this
+# text first (kwcell._errors.deferred). tests/test_error_contract.py compares each row with
+# nn.Cell in each mode.
+_OUTPUT_SIZE = (
+    "The output size of the 'bprop' must match the number of parameters in its corresponding "
+    "primal function '{cell}()' : {count} vs. {inputs}."
+)
+MINDSPORE_ERRORS: dict[str, dict[str, tuple[type[Exception], str]]] = {
+    # PYNATIVE calls bprop(*inputs, out, dout) as a method: Python's own TypeError when that
+    # call does not bind (too few or too many parameters, 'self' forgotten).
+    "call": {PYNATIVE: (TypeError, "{python}")},
+    # A compiled graph counts bprop's parameters (all but a first one named 'self').
+    "no_out_dout": {
+        GRAPH: (
+            RuntimeError,
+            "The function 'bprop' of Primitive or Cell requires at least 2 params 'out' and 'dout', "
+            "but got only {params}.",
+        )
+    },
+    "too_few_params": {
+        GRAPH: (
+            TypeError,
+            "The params of function 'bprop' of Primitive or Cell requires the forward inputs as "
+            "well as the 'out' and 'dout'.",
+        )
+    },
+    "too_many_params": {
+        GRAPH: (
+            TypeError,
+            "Function {qualname}.construct, The number of parameter of this primal function is "
+            "{inputs}, but the number of parameters of bprop is {params}",
+        )
+    },
+    # A literal return with fewer gradients than inputs (MindSpore ignores extra ones).
+    "short_return": {
+        PYNATIVE: (RuntimeError, "Grad size should lager than forward inputs, but got {count} vs {inputs}"),
+        GRAPH: (RuntimeError, _OUTPUT_SIZE),
+    },
+    "empty_return": {
+        PYNATIVE: (RuntimeError, "Hook fn grad output is empty!"),
+        GRAPH: (RuntimeError, _OUTPUT_SIZE),
+    },
+    "generator_return": {
+        PYNATIVE: (TypeError, "Unreasonable data type: <class 'generator'>."),
+        GRAPH: (TypeError, "For bprop function, output should be a tuple, but got a generator"),
+    },
+    # A bare value when construct's first input cannot be a Tensor (kwcell would take it as
+    # that input's gradient and lose it): nn.Cell wants a tuple.
+    "single_return": {
+        GRAPH: (TypeError, "For bprop function, output should be a tuple, but got a single value"),
+    },
+    "jit_bprop": {PYNATIVE: (RuntimeError, "Decorating bprop with '@jit' is not supported.")},
+}
+
+
+def mindspore_errors(*kinds: str, **fields: Any) -> dict[str, MindSporeError]:
+    """What nn.Cell raises, by mode, for the rows ``kinds`` of :data:`MINDSPORE_ERRORS`
+    (the first row that names a mode wins), their wording filled with ``fields``."""
+    found: dict[str, MindSporeError] = {}
+    for kind in kinds:
+        for mode, (base, text) in MINDSPORE_ERRORS[kind].items():
+            if mode not in found:
+                found[mode] = MindSporeError(base, text.format(**fields))
+    return found
+
+
+def _names_text(names: Sequence[str]) -> str:
+    """``'a'``, ``'a' and 'b'``, ``'a', 'b', and 'c'``: how Python lists missing arguments."""
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) <= 2:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+
+
+def _call_error(spec: CellSpec) -> str | None:
+    """Python's TypeError for PYNATIVE's call ``cell.bprop(*inputs, out, dout)``, or ``None``
+    if that call binds."""
+    assert spec.bprop is not None
+    bprop = spec.bprop.signature
+    if bprop.var_positional is not None:
+        return None
+    names = [*([bprop.self_name] if bprop.self_name is not None else []), *bprop.names]
+    given = len(spec.names) + 3  # self, the inputs, out, dout
+    where = f"{spec.qualname}.bprop()"
+    if len(names) < given:
+        plural = "" if len(names) == 1 else "s"
+        return f"{where} takes {len(names)} positional argument{plural} but {given} were given"
+    if len(names) > given:
+        missing = names[given:]
+        plural = "" if len(missing) == 1 else "s"
+        return f"{where} missing {len(missing)} required positional argument{plural}: {_names_text(missing)}"
+    return None
+
+
+def _signature_errors(spec: CellSpec) -> dict[str, MindSporeError]:
+    """What nn.Cell raises for a bprop in MindSpore's form whose parameters do not fit."""
+    assert spec.bprop is not None
+    bprop = spec.bprop.signature
+    inputs = len(spec.names)
+    kinds: list[str] = []
+    python = _call_error(spec)
+    if python is not None:
+        kinds.append("call")
+    params = (
+        len(bprop.params)
+        + (bprop.self_name is not None and bprop.self_name != "self")
+        + (bprop.var_positional is not None)
+    )
+    if params < len(_GRAD_NAMES):
+        kinds.append("no_out_dout")
+    elif params - len(_GRAD_NAMES) < inputs:
+        kinds.append("too_few_params")
+    elif params - len(_GRAD_NAMES) > inputs:
+        kinds.append("too_many_params")
+    params_text = params if kinds[-1:] == ["no_out_dout"] else params - len(_GRAD_NAMES)
+    return mindspore_errors(*kinds, python=python, params=params_text, inputs=inputs, qualname=spec.qualname)
 
 
 def is_mindspore_form(bprop: Signature) -> bool:
@@ -87,13 +212,17 @@ def _fail(spec: CellSpec, method: str, detail: str, *, suggest: bool = True) -> 
     return KwCellDefinitionError(msg)
 
 
-def decorated_bprop(qualname: str) -> KwCellDefinitionError:
-    """The error for a decorated bprop (seen through ``__wrapped__``, or in its source)."""
+def decorated_bprop(qualname: str, *, jit: bool = False) -> KwCellDefinitionError:
+    """The error for a decorated bprop (seen through ``__wrapped__``, or in its source);
+    ``jit``: the decorator is MindSpore's ``@jit``. The runtime and the mypy plugin call this."""
     msg = (
         f"{qualname}.bprop: decorators on bprop are not supported (MindSpore calls bprop "
         "itself, and kwcell reads its source); move the decorated logic into a helper"
     )
-    return KwCellDefinitionError(msg)
+    error = KwCellDefinitionError(msg)
+    if jit:
+        error._kwcell_mindspore = mindspore_errors("jit_bprop")
+    return error
 
 
 def passes_through(spec: CellSpec) -> bool:
@@ -213,6 +342,22 @@ def _reading(spec: CellSpec) -> str:
 
 
 def check_bprop(spec: CellSpec) -> str:
+    """Raise :class:`KwCellDefinitionError` for the first rule bprop breaks against construct;
+    return how bprop receives construct's inputs.
+
+    For a bprop in MindSpore's own form, the error carries what nn.Cell raises for the same
+    mistake when the gradient is taken (kwcell defers it to then).
+    """
+    try:
+        return _check_bprop(spec)
+    except KwCellDefinitionError as exc:
+        assert spec.bprop is not None
+        if is_mindspore_form(spec.bprop.signature) and not exc._kwcell_at_definition:
+            exc._kwcell_mindspore = _signature_errors(spec)
+        raise
+
+
+def _check_bprop(spec: CellSpec) -> str:
     assert spec.bprop is not None
     bprop = spec.bprop.signature
     construct = spec.construct
@@ -325,5 +470,11 @@ def check_returned_literal(
         "parameter name to give only some of them"
     )
     error = KwCellDefinitionError(msg)
-    error._kwcell_graph_error = "ValueError"  # as MindSpore's own count check in a graph
+    if count < len(names):  # nn.Cell ignores extra gradients
+        error._kwcell_mindspore = mindspore_errors(
+            "empty_return" if count == 0 else "short_return",
+            count=count,
+            inputs=len(names),
+            cell=spec.qualname.rpartition(".")[2],
+        )
     raise error

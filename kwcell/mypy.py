@@ -5,7 +5,7 @@ Enable it with ``plugins = kwcell.mypy`` (``mypy.ini``) or ``plugins = ["kwcell.
 :class:`kwcell.KwCell` and defines ``construct`` or ``bprop`` itself, the plugin builds the
 same :class:`kwcell._spec.CellSpec` the metaclass builds at runtime, from mypy's view of the
 two methods, and runs the runtime's checks on it (``check_construct``, ``check_bprop``,
-``check_returned_literal`` from ``kwcell._validate``). So every message is the runtime
+``decorated_bprop``, ``check_returned_literal`` from ``kwcell._validate``). So every message is the runtime
 ``KwCellDefinitionError`` message (an error) or ``KwCellWarning`` message (a note, for
 MindSpore's own bprop forms, whose problems wait for the gradient), reported at the ``bprop``
 line (a returned literal at its ``return``; a rule broken against an inherited method at the
@@ -86,6 +86,7 @@ from ._validate import (
     check_bprop,
     check_construct,
     check_returned_literal,
+    decorated_bprop,
     is_mindspore_form,
     passes_through,
 )
@@ -355,28 +356,34 @@ def _record(info: TypeInfo, own: dict[str, FuncDef], source: Callable[[Expressio
         data[name] = {"signature": _encode_signature(_signature(fn, source))}
         if name == "bprop":
             data[name]["returns"] = _return_shapes(fn)
+            data[name]["decorated"] = fn.is_decorated
     info.metadata[_META] = data
 
 
 class _Method:
     """A ``construct`` or ``bprop`` as the plugin knows it, from source or from the cache."""
 
-    def __init__(self, signature: Signature, returns: list[list[Any]] | None) -> None:
+    def __init__(
+        self, signature: Signature, returns: list[list[Any]] | None, decorated: bool = False
+    ) -> None:
         self.signature = signature
         self.returns = returns or []
+        self.decorated = decorated
 
 
 def _method(owner: TypeInfo, name: str) -> _Method | None:
     """``owner``'s own ``name`` method (``None`` if it is not a plain function mypy can see)."""
     recorded = owner.metadata.get(_META, {}).get(name)
     if recorded is not None:
-        return _Method(_decode_signature(recorded["signature"]), recorded.get("returns"))
+        signature = _decode_signature(recorded["signature"])
+        return _Method(signature, recorded.get("returns"), recorded.get("decorated", False))
     sym = owner.names.get(name)
     node = sym.node if sym is not None else None
+    decorated = isinstance(node, Decorator)
     if isinstance(node, Decorator):
         node = node.func
     if isinstance(node, FuncDef) and not node.is_static and not node.is_class:
-        return _Method(_cached_signature(node), None)
+        return _Method(_cached_signature(node), None, decorated)
     return None
 
 
@@ -465,7 +472,10 @@ def check_class(
     notes: list[tuple[str, Context]] = []
     at = where
     try:
-        if check_bprop(spec) != CLASSIC_ARGS:
+        reading = check_bprop(spec)
+        if bprop.decorated:  # as the class statement, before bprop's returns
+            raise decorated_bprop(qualname)
+        if reading != CLASSIC_ARGS:
             for line, form, shape in bprop.returns:
                 # an own bprop's return is reported where it is; an inherited one's at the
                 # method this class defines

@@ -130,3 +130,34 @@ TWO_OUTPUTS_RIGHT = TwoOutputsRight()
 FLOAT32_ONLY = Float32Only()
 PLAIN_RIGHT = PlainRight()
 PLAIN_SWAPS_KEYWORDS = PlainSwapsKeywords()
+
+
+class PlainUnusedInput(nn.Cell):
+    """Right: ``y`` is not used, and bprop says so with ``None`` (a compiled graph then gives
+    no gradient for ``y`` at all; PYNATIVE gives zeros)."""
+
+    def construct(self, x: Any, y: Any) -> Any:
+        return x * 2.0
+
+    def bprop(self, x: Any, y: Any, out: Any, dout: Any) -> Any:
+        return dout * 2.0, None
+
+
+class PlainForgottenInput(nn.Cell):
+    """Wrong: ``y`` is used (d/dy = 3), but bprop gives ``None`` for it."""
+
+    def construct(self, x: Any, y: Any) -> Any:
+        return x * 2.0 + y * 3.0
+
+    def bprop(self, x: Any, y: Any, out: Any, dout: Any) -> Any:
+        return dout * 2.0, None
+
+
+class PlainOnlyInputNone(nn.Cell):
+    """Wrong: the only input's gradient is ``None`` (d/dx = 2)."""
+
+    def construct(self, x: Any) -> Any:
+        return x * 2.0
+
+    def bprop(self, x: Any, out: Any, dout: Any) -> Any:
+        return (None,)

@@ -16,6 +16,10 @@ PKG = "tests/fixtures/checkpkg"
 KW = "tests/fixtures/checkpkg/kw_bad.py"
 PLAIN = "tests/fixtures/checkpkg/plain_bad.py"
 
+SHORT = (
+    "returns 7 gradients, expected 8, one per construct parameter in this order: (a, b, c, d, e, f, g, h); "
+    "return a dict keyed by parameter name to give only some of them"
+)
 FIX = "derive {0} from kwcell.KwCell, which matches bprop to construct by name, e.g. {1}"
 EXPECTED = [
     f"{PKG}/broken.py:5: KW901: cannot import checkpkg.broken: "
@@ -28,6 +32,8 @@ EXPECTED = [
     f"{KW}:38: KW004: WrongDefault.bprop: parameter 'w' has default 2.0 but construct gives it default 1.0; "
     "bprop always receives the value construct got, so drop the default or make it match; "
     "expected e.g. bprop(self, x, w=1.0, *, out, dout)",
+    f"{KW}:46: KW007: KwShortSolver.bprop (line 55): " + SHORT + " (MindSpore's bprop form: the gradient "
+    "of KwShortSolver will raise this error)",
     f"{PLAIN}:13: KW101: Article.construct: parameter(s) 'w', 'y' have defaults and the cell has a bprop: "
     "a call that omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in call order; "
     + FIX.format("Article", "bprop(self, x, w=1.0, y=1.0, *, out, dout)"),
@@ -39,10 +45,15 @@ EXPECTED = [
     f"{PLAIN}:40: KW104: KeywordOnlyGradNames.bprop takes 2 positional parameter(s) (x, y) but MindSpore "
     "passes 4: the inputs of construct(self, x, y), then out, dout; "
     + FIX.format("KeywordOnlyGradNames", "bprop(self, x, y, *, out, dout)"),
+    # the same count rule as for KwShortSolver, on a plain nn.Cell
+    f"{PLAIN}:53: KW007: ShortSolver.bprop (line 53): "
+    + SHORT
+    + "; "
+    + FIX.format("ShortSolver", "bprop(self, a, b, c, d, e, f, g, h, *, out, dout)"),
 ]
-# good.py: Scaled, PlainPositional, ZooStyle, PlainZooStyle; kw_bad.py: 3 bad + Fine;
-# plain_bad.py: 4 (NoBprop is not a bprop cell)
-SUMMARY = "kwcell check: 8 problems (12 cells checked in 4 modules)"
+# good.py: Scaled, PlainPositional, ZooStyle, PlainZooStyle; kw_bad.py: 4 bad + Fine;
+# plain_bad.py: 5 (NoBprop is not a bprop cell)
+SUMMARY = "kwcell check: 10 problems (14 cells checked in 4 modules)"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -75,7 +86,7 @@ def test_json_report(json_run: subprocess.CompletedProcess[str]) -> None:
     assert json_run.returncode == 1
     report: dict[str, Any] = json.loads(json_run.stdout)
     assert report["summary"] == SUMMARY
-    assert report["cells_checked"] == 12
+    assert report["cells_checked"] == 14
     assert report["modules_checked"] == 4
     lines = [f"{p['file']}:{p['line']}: {p['code']}: {p['message']}" for p in report["problems"]]
     assert lines == EXPECTED
@@ -84,10 +95,12 @@ def test_json_report(json_run: subprocess.CompletedProcess[str]) -> None:
         "checkpkg.kw_bad.UnknownName",
         "checkpkg.kw_bad.MissingDout",
         "checkpkg.kw_bad.WrongDefault",
+        "checkpkg.kw_bad.KwShortSolver",
         "checkpkg.plain_bad.Article",
         "checkpkg.plain_bad.KeywordOnly",
         "checkpkg.plain_bad.Renamed",
         "checkpkg.plain_bad.KeywordOnlyGradNames",
+        "checkpkg.plain_bad.ShortSolver",
     ]
 
 

@@ -150,13 +150,17 @@ def test_super_bprop_from_a_subclass(mode: str) -> None:
     np.testing.assert_allclose(ours[0], 2 * W * np.cos(X), rtol=1e-6)
 
 
-def test_instances_show_no_bprop_to_mindspore() -> None:
-    """MindSpore would treat a visible ``bprop`` as the cell's own: only the user's bprop code
-    (``super().bprop``) sees it on an instance."""
+def test_instances_show_their_bprop_to_users_but_not_to_mindspore() -> None:
+    """As on nn.Cell, ``net.bprop`` is the class's bprop bound to the instance (callable
+    directly); MindSpore, which would treat the visible cell as the bprop cell, finds none
+    (``has_bprop``, set by ``nn.Cell.__init__``, is False; the core carries the bprop)."""
     net = Doubled()
-    assert not hasattr(net, "bprop")
+    assert net.bprop.__func__ is Doubled.bprop  # type: ignore[attr-defined]
     assert getattr(net, "has_bprop") is False  # noqa: B009 - not in the stubs
-    assert not hasattr(MixinNet(), "bprop")
+    assert getattr(net._kwcell_core, "has_bprop") is True  # noqa: B009
+    dx, _dw = net.bprop(Tensor(X), Tensor(W), None, Tensor(np.float32(1.0)))
+    np.testing.assert_allclose(dx.asnumpy(), 2 * W * np.cos(X), rtol=1e-6)
+    assert MixinNet().bprop is not None
 
 
 # --- pickle and copy ------------------------------------------------------------------------------
@@ -211,7 +215,8 @@ def test_bprop_assigned_to_the_class_later_is_checked_and_used(mode: str) -> Non
     before = Patched()  # an instance made before the patch follows it, as on nn.Cell
     Patched.bprop = _patched_bprop  # type: ignore[method-assign]
     for net in (before, Patched()):
-        assert not hasattr(net, "bprop")  # still hidden from MindSpore
+        assert getattr(net, "has_bprop") is False  # noqa: B009 - still hidden from MindSpore
+        assert net.bprop.__func__ is _patched_bprop  # type: ignore[attr-defined]
         gx, gw = kwcell.grad(net, grad_position=("x", "w"))(w=Tensor(W), x=Tensor(X))
         np.testing.assert_allclose(gx.asnumpy(), W * np.cos(X), rtol=1e-6)
         np.testing.assert_allclose(gw.asnumpy(), np.sin(X), rtol=1e-6)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mindspore import nn, ops
+import mindspore as ms
+import numpy as np
+import pytest
+from mindspore import Tensor, nn, ops
 
 import kwcell
 from kwcell import KwCell, explain
@@ -44,6 +47,26 @@ class PlainWithBprop(nn.Cell):
         return y * dout, x * dout
 
 
+class Starred(KwCell):
+    """Left to MindSpore as it is: construct's inputs have no names to match."""
+
+    def construct(self, *inputs: Any) -> Any:
+        return inputs[0] * inputs[1]
+
+    def bprop(self, *args: Any) -> Any:
+        x, y, _out, dout = args
+        return 2 * y * dout, 3 * x * dout  # not the true gradient: shows which bprop ran
+
+
+class PlainStarred(nn.Cell):
+    def construct(self, *inputs: Any) -> Any:
+        return inputs[0] * inputs[1]
+
+    def bprop(self, *args: Any) -> Any:
+        x, y, _out, dout = args
+        return 2 * y * dout, 3 * x * dout
+
+
 class NoBprop(KwCell):
     def construct(self, x: Any) -> Any:
         return x
@@ -79,7 +102,7 @@ def test_kwargs_style_mapping_and_generated_source() -> None:
     )
     assert "    def construct(self, x, w, y):\n" in text
     assert "    def construct(self, x, w=1.0, *, y=2.0):\n" in text
-    assert re.search(r"^        return self\._kwcell_core_\d+\(x, w, y\)$", text, re.M)
+    assert re.search(r"^        return self\._kwcell_core\(x, w, y\)$", text, re.M)
 
 
 def test_classic_and_named_styles() -> None:
@@ -108,3 +131,30 @@ def test_classes_without_kwcell_bprop() -> None:
         "by name. Derive the class from kwcell.KwCell to have them matched by name."
     )
     assert kwcell.explain is explain
+
+
+def test_a_kwcell_left_as_an_nn_cell_says_so() -> None:
+    assert explain(Starred) == (
+        "tests.test_explain.Starred is a KwCell that kwcell leaves to MindSpore as it is: "
+        "construct(self, *inputs) gives its inputs no names to match, so its bprop(*args) receives "
+        "them positionally, then out and dout, exactly as on nn.Cell; kwcell generated nothing for it."
+    )
+
+
+def test_a_kwcell_left_as_an_nn_cell_differentiates_as_one() -> None:
+    x = np.array([0.5, -1.0], np.float32)
+    y = np.array([2.0, 3.0], np.float32)
+    ours = ms.grad(Starred(), grad_position=(0, 1))(Tensor(x), Tensor(y))
+    theirs = ms.grad(PlainStarred(), grad_position=(0, 1))(Tensor(x), Tensor(y))
+    for a, b, expected in zip(ours, theirs, (2 * y, 3 * x), strict=True):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy())
+        np.testing.assert_allclose(a.asnumpy(), expected)
+    # GRAPH_MODE compiles no bprop(self, *args) with construct(self, *inputs): nn.Cell's error
+    # is kept as it is.
+    ms.set_context(mode=ms.GRAPH_MODE)
+    errors = []
+    for cell in (PlainStarred(), Starred()):
+        with pytest.raises(RuntimeError, match="requires at least 2 params 'out' and 'dout'") as info:
+            ms.grad(cell, grad_position=(0, 1))(Tensor(x), Tensor(y))
+        errors.append(type(info.value))
+    assert errors == [RuntimeError, RuntimeError]

@@ -107,3 +107,34 @@ def test_needs_a_floating_tensor_input() -> None:
         gradcheck(c.SCALED, Tensor(np.array([1, 2], np.int32)))
     with pytest.raises(TypeError, match=r"gradcheck: expected an nn.Cell, got function"):
         gradcheck(test_needs_a_floating_tensor_input, X)  # type: ignore[arg-type]
+
+
+def test_none_for_an_unused_input_reads_as_zeros(mode: str) -> None:
+    """A compiled graph gives no gradient (None) where PYNATIVE gives zeros: both are zeros."""
+    assert gradcheck(c.PlainUnusedInput(), X, A) is True
+
+
+def _row(message: str, name: str) -> list[str]:
+    line = next(row for row in message.splitlines() if row.startswith(f"  {name} "))
+    return line.split(None, 7)
+
+
+def test_none_for_a_used_input_fails_with_its_finite_difference(mode: str) -> None:
+    with pytest.raises(GradcheckError, match=r"finite differences of construct for 'y' ") as info:
+        gradcheck(c.PlainForgottenInput(), X, A)
+    cotangent = np.random.default_rng(0).standard_normal((2, 3))  # gradcheck's fixed seed
+    name, _shape, _dims, abs_err, _rel, _index, _index2, rest = _row(str(info.value), "y")
+    assert name == "y"
+    assert float(abs_err) == pytest.approx(3 * np.abs(cotangent).max(), rel=1e-2)
+    bprop, numeric, result = rest.split(None, 2)
+    assert float(bprop) == 0.0 and result.startswith("FAIL")
+    assert abs(float(numeric)) == float(abs_err)  # the worst element: all of it is missing
+    # where MindSpore gave None (a compiled graph), the row says how it was read
+    assert result.endswith("(bprop gave None: read as zeros)") == (mode == "graph")
+    assert _row(str(info.value), "x")[-1].endswith("ok")
+
+
+def test_none_for_the_only_input(mode: str) -> None:
+    with pytest.raises(GradcheckError, match=r"for 'x' ") as info:
+        gradcheck(c.PlainOnlyInputNone(), X)
+    assert float(_row(str(info.value), "x")[7].split()[0]) == 0.0  # bprop's value: zero

@@ -25,8 +25,7 @@ from mindspore import Parameter, Tensor, jit, nn, ops
 
 import kwcell
 from kwcell import KwCell
-from kwcell._meta import info_of
-from kwcell._override import construct_attr
+from kwcell._lookup import class_forward
 
 grad_all = ops.GradOperation(get_all=True)
 CAPTURES = [
@@ -395,9 +394,7 @@ class JitMulChild(JitMul):
 
 
 def _forward_of(cls: type[KwCell]) -> Any:
-    info = info_of(cls)
-    assert info is not None
-    return getattr(cls, construct_attr(info.token))
+    return class_forward(cls)[1]
 
 
 @pytest.mark.parametrize(("cls", "expected"), [(JitMul, (2.0, 3.0)), (JitMulChild, (4.0, 5.0))])

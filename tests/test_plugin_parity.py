@@ -212,6 +212,35 @@ class Net(KwCell):
     def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
         return dout
 """,
+    "decorated_mindspore_form": """
+class Net(KwCell):
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        return x * 2
+
+    @ms.jit
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> tuple[ms.Tensor]:
+        return (dout * 2,)
+""",
+    "decorated_kwcell_form": """
+import functools
+
+
+def logged(fn: Any) -> Any:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+class Net(KwCell):
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        return x * 2
+
+    @logged
+    def bprop(self, x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout * 2
+""",
     "var_positional_construct": """
 class Net(KwCell):
     def construct(self, x: ms.Tensor, *more: ms.Tensor) -> ms.Tensor:
