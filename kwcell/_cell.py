@@ -83,7 +83,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
 
     def _kwcell_running_info(self) -> KwCellInfo | None:
         found = self._kwcell_plan()
-        return None if found is None or found is PASSTHROUGH else found  # type: ignore[no-any-return]
+        return None if found is None or found is PASSTHROUGH else found
 
     def _kwcell_dispatcher(self) -> Any:
         """What MindSpore runs as this cell's construct: the dispatcher, or ``None`` (the

@@ -3,6 +3,8 @@
 Parsing arguments, ``--help`` and a missing target need no MindSpore: :mod:`kwcell._check`,
 which imports it, is loaded only to run a check. The list of codes shown by ``--help`` is the
 "Codes" section of that module's docstring (one text for both), read without importing it.
+``migrate`` (:mod:`kwcell._migrate`) never imports MindSpore; it needs libcst, an optional
+dependency (``pip install 'kwcell[migrate]'``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,31 @@ Prints one line per problem, FILE:LINE: CODE: MESSAGE, then a summary line.
 Exit status: 0 no problems, 1 problems found, 2 bad command line (e.g. a target that does
 not exist)."""
 
+_MIGRATE_DESCRIPTION = """\
+Switch the nn.Cell base of every bprop cell to KwCell, in place: a class that defines or
+inherits a bprop (def bprop, bprop = ..., Net.bprop = ...) and names mindspore.nn.Cell as a
+base, however it was imported (nn.Cell, ms.nn.Cell, Cell, an alias). A shared base is switched
+when a class derived from it has a bprop, in the same file or in another of the files given.
+Adds 'from kwcell import KwCell' after the file's imports; everything else stays as it was,
+comments and formatting included. Nothing is imported or run: MindSpore is not needed. A
+target is a .py file or a directory (every .py file under it).
+
+Prints one line per switched class, FILE:LINE: CLASS: nn.Cell -> KwCell; one per class it
+could not switch, with the fix (a metaclass that cannot be combined with KwCell's, or a base
+that is a MindSpore class such as nn.Dense: decorate the class with @kwcell.keyword_bprop
+instead; a static bprop, which KwCell refuses); notes (an import left unused, a bprop cell
+whose base comes from a file not given); then a summary line. With --diff, prints the change
+as a unified diff on stdout, writes nothing, and sends the rest to stderr.
+Exit status: 0 every bprop cell found was switched (with --diff: would be), 1 a class could
+not be switched or a file could not be parsed, 2 bad command line (e.g. a target that does not
+exist) or libcst is not installed."""
+
+_MIGRATE_EPILOG = """\
+A base from another module that has a metaclass of its own is not seen: if a rewritten module
+fails to import with "metaclass conflict", put that class's nn.Cell base back and decorate it
+with @kwcell.keyword_bprop. Run your import sorter afterwards if it has an opinion on where
+the new import goes."""
+
 
 def _codes_help() -> str:
     """The "Codes" section of :mod:`kwcell._check`'s docstring, as plain text."""
@@ -64,7 +91,7 @@ def _usage_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
     parser.exit(USAGE_ERROR, f"{parser.prog}: error: {message}\n")
 
 
-def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     # "kwcell check" when run as the installed command, "python -m kwcell check" otherwise
     prog = "kwcell" if os.path.basename(sys.argv[0]) == "kwcell" else "python -m kwcell"
     parser = argparse.ArgumentParser(
@@ -85,21 +112,34 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     check.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
-    return parser, check
+    migrate = commands.add_parser(
+        "migrate",
+        help="switch the nn.Cell base of bprop cells to KwCell, keeping formatting and comments",
+        description=_MIGRATE_DESCRIPTION,
+        epilog=_MIGRATE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    migrate.add_argument("paths", nargs="+", metavar="PATH", help=".py file or directory")
+    migrate.add_argument("--diff", action="store_true", help="print the change as a diff; write nothing")
+    return parser, {"check": check, "migrate": migrate}
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
 def _summary(problems: int, checked: int, modules: int) -> str:
-    def plural(n: int, word: str) -> str:
-        return f"{n} {word}{'' if n == 1 else 's'}"
-
-    what = plural(problems, "problem") if problems else "no problems"
-    return f"kwcell check: {what} ({plural(checked, 'cell')} checked in {plural(modules, 'module')})"
+    what = _plural(problems, "problem") if problems else "no problems"
+    return f"kwcell check: {what} ({_plural(checked, 'cell')} checked in {_plural(modules, 'module')})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m kwcell`` and the ``kwcell`` command; returns the exit status."""
-    parser, check_parser = _parser()
+    parser, commands = _parser()
     args = parser.parse_args(argv)
+    if args.command == "migrate":
+        return _migrate(commands["migrate"], args.paths, diff=args.diff)
+    check_parser = commands["check"]
     for target in args.targets:
         if _looks_like_path(target) and not os.path.exists(target):
             _usage_error(check_parser, f"{target}: no such file or directory")
@@ -123,4 +163,67 @@ def main(argv: Sequence[str] | None = None) -> int:
         for p in problems:
             print(p.text())
         print(summary)
+    return 1 if problems else 0
+
+
+def _python_files(paths: Sequence[str]) -> list[str]:
+    found: list[str] = []
+    for path in paths:
+        if not os.path.isdir(path):
+            found.append(path)
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
+            found += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
+    return list(dict.fromkeys(found))
+
+
+def _migrate(parser: argparse.ArgumentParser, paths: Sequence[str], *, diff: bool) -> int:
+    """``migrate``: rewrite (or, with ``diff``, show) each file; the report goes to stdout, or
+    to stderr when stdout carries the diff."""
+    for path in paths:
+        if not os.path.exists(path):
+            _usage_error(parser, f"{path}: no such file or directory")
+    try:
+        import libcst  # noqa: F401
+    except ImportError:
+        parser.exit(
+            USAGE_ERROR,
+            f"{parser.prog}: error: this command needs libcst, which is not installed; "
+            "install it with: pip install 'kwcell[migrate]'\n",
+        )
+    from ._migrate import migrate_paths
+
+    report = sys.stderr if diff else sys.stdout
+    switched = problems = changed = 0
+    files = _python_files(paths)
+    for path, result in migrate_paths(files):
+        if isinstance(result, SyntaxError):
+            problems += 1
+            print(f"{path}:{result.lineno or 1}: {result.msg}", file=report)
+            continue
+        if isinstance(result, (UnicodeError, LookupError)):  # undecodable, or an unknown coding: cookie
+            problems += 1
+            print(f"{path}:1: cannot read: {result}", file=report)
+            continue
+        if result.changed:
+            changed += 1
+            if diff:
+                sys.stdout.write(result.diff(path))
+            else:
+                with open(path, "wb") as f:
+                    f.write(result.after.encode(result.encoding))
+        lines = [(n.line, f"{n.name}: {n.message}") for n in result.switched]
+        lines += [(n.line, f"{n.name}: {n.message}") for n in result.problems]
+        lines += [(n.line, f"note: {n.message}") for n in result.notes]
+        for line, text in sorted(lines, key=lambda item: item[0]):
+            print(f"{path}:{line}: {text}", file=report)
+        switched += len(result.switched)
+        problems += len(result.problems)
+    verb = "would switch" if diff else "switched"
+    summary = f"kwcell migrate: {verb} {_plural(switched, 'class', 'classes')} in {_plural(changed, 'file')}"
+    if problems:
+        summary += f", {_plural(problems, 'problem')}"
+    summary += f" ({_plural(len(files), 'file')} read{'; nothing written' if diff else ''})"
+    print(summary, file=report)
     return 1 if problems else 0

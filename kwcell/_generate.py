@@ -25,7 +25,7 @@ from ._core import KwCellCore
 from ._deferred import graph_raiser
 from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
-from ._source import ZERO, rewrite_bprop
+from ._source import ZERO, parsable_source, rewrite_bprop
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import (
     CORE,
@@ -45,6 +45,7 @@ from ._validate import (
     check_construct,
     decorated_bprop,
     is_mindspore_form,
+    mindspore_errors,
     passes_through,
 )
 
@@ -164,12 +165,25 @@ def _bprop_units(
     rewritten = None
     if bprop_self and reading != CLASSIC_ARGS and not _decorated(bprop):
         rewritten = rewrite_bprop(bprop, spec, reading, lenient=lenient, super_class=super_name)
-    if rewritten is None and no_rewrite:
+    if rewritten is None and no_rewrite and (reading == CLASSIC_ARGS or parsable_source(bprop)):
         # MindSpore's positional form in construct's order (or bprop(self, *args)) without
         # source kwcell can read (a lambda, a decorated bprop, a module rewritten by pytest):
         # the graph compiler parses the user's own function, as for nn.Cell; only its return
         # is normalised.
         note = "bprop: the user's own function in every mode, its return normalised"
+        if getattr(bprop, "__wrapped_by_jit__", False) is True:
+            # nn.Cell: graphs ignore @jit on bprop; PYNATIVE refuses it when the gradient is taken.
+            problem = KwCellDefinitionError(
+                f"{where}: MindSpore runs a bprop decorated with @jit only in graphs (GRAPH_MODE, "
+                "@ms.jit), where it ignores the decorator; remove @jit to take this gradient in "
+                "PYNATIVE mode too"
+            )
+            problem._kwcell_mindspore = mindspore_errors("jit_bprop")
+            error = deferred(problem, PYNATIVE)
+            py = _raise_unit("py", fmt, "_kwcell_error", str(error), {"_kwcell_error": type(error)})
+            later = f"the gradient of {cls.__qualname__} will raise this error"
+            warning = f"{problem} (MindSpore's bprop form: {later})"
+            return _Bprop([py, graph], False, note, rbprop=bprop), [warning]
         return _Bprop([py, graph], False, note, rbprop=bprop), []
     if rewritten is None and not bprop_self:
         message = (

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._lookup import class_backward, class_forward
+from ._lookup import BpropSlot, class_backward, class_forward
 from ._spec import KEYWORD_ONLY, CellSpec
 
 __all__ = ["PASSTHROUGH", "KwCellInfo", "info_of", "keyword_only", "plan", "resolved"]
@@ -119,7 +119,9 @@ def _install(cls: type, info: KwCellInfo, construct: Any, construct_self: bool, 
 
 def resolved(cls: type) -> Any:
     """The class-level plan of ``cls`` now: a :class:`KwCellInfo`, :data:`PASSTHROUGH`, or
-    ``None`` when the class has no bprop or no construct (yet)."""
+    ``None`` when the class has no bprop or no construct (yet), or is not kwcell's."""
+    if not isinstance(cls.__dict__.get("bprop"), BpropSlot):
+        return None  # a plain nn.Cell (every KwCell class holds its own slot)
     _, construct = class_forward(cls)
     _, bprop = class_backward(cls)
     if construct is None or bprop is None:
@@ -131,7 +133,7 @@ def info_of(cls: type) -> KwCellInfo | None:
     """The kwcell information of ``cls``'s own construct and bprop as they are now, or ``None``
     (no bprop, no construct, or a cell kwcell leaves exactly as an nn.Cell)."""
     found = resolved(cls)
-    return None if found is None or found is PASSTHROUGH else found  # type: ignore[no-any-return]
+    return None if found is None or found is PASSTHROUGH else found
 
 
 def keyword_only(spec: CellSpec) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ import functools
 import inspect
 import linecache
 import re
+import sys
 import textwrap
 import types
 from collections.abc import Callable, Iterator
@@ -25,7 +26,7 @@ from ._returns import check_return
 from ._spec import CellSpec
 from ._validate import BY_POSITION, check_returned_literal, decorated_bprop
 
-__all__ = ["RewrittenBprop", "rewrite_bprop"]
+__all__ = ["RewrittenBprop", "parsable_source", "rewrite_bprop", "stale_source"]
 
 
 ZERO = "_kwcell_zero"  # closure name of kwcell._runtime.zero in the rewritten bprop
@@ -270,9 +271,41 @@ def _function_tree(fn: Callable[..., Any]) -> tuple[str, ast.Module, str, int] |
                 found = source, ast.parse(source), inspect.getsourcefile(fn) or filename, first_line
         except (OSError, TypeError, SyntaxError):
             return None
-    if not _matches_code(fn, linecache.getlines(filename, fn.__globals__)):
+    if not _matches_code(fn, linecache.getlines(filename, fn.__globals__)) and not _rewritten_by_pytest(fn):
         return None
     return found
+
+
+def _rewritten_by_pytest(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn``'s module was loaded through pytest's assertion rewriting, whose bytecode
+    differs from its (unchanged) source: the source is then the function's own text."""
+    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    loader = getattr(module, "__loader__", None)
+    return type(loader).__name__ == "AssertionRewritingHook"
+
+
+def parsable_source(fn: Callable[..., Any]) -> bool:
+    """Whether MindSpore's graph compiler can read ``fn``'s own source as it is: the file
+    exists (not exec or a REPL) and was not edited after import."""
+    fn = inspect.unwrap(fn)
+    try:
+        inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return False
+    return not stale_source(fn)
+
+
+def stale_source(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn``'s file holds text other than what ``fn`` was compiled from (edited after
+    import): MindSpore's graph compiler, which reads the file, would compile the wrong code."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_name == "<lambda>":
+        return False
+    lines = linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))
+    if not lines or _rewritten_by_pytest(fn):
+        return False
+    return not _matches_code(fn, lines)
 
 
 def tuple_returns(fn: Callable[..., Any]) -> list[tuple[int, int]]:

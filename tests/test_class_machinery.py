@@ -158,7 +158,7 @@ def test_instances_show_their_bprop_to_users_but_not_to_mindspore() -> None:
     assert net.bprop.__func__ is Doubled.bprop  # type: ignore[attr-defined]
     assert getattr(net, "has_bprop") is False  # noqa: B009 - not in the stubs
     assert getattr(net._kwcell_core, "has_bprop") is True  # noqa: B009
-    dx, _dw = net.bprop(Tensor(X), Tensor(W), None, Tensor(np.float32(1.0)))
+    dx, _dw = net.bprop(Tensor(X), Tensor(W), Tensor(X), Tensor(np.float32(1.0)))
     np.testing.assert_allclose(dx.asnumpy(), 2 * W * np.cos(X), rtol=1e-6)
     assert MixinNet().bprop is not None
 

@@ -225,8 +225,10 @@ def test_wrong_arity_in_mindspore_form_warns_then_raises_at_the_gradient() -> No
         ms.grad(Arity())(Tensor(X), Tensor(Y))
 
 
-def test_jit_on_a_mindspore_form_bprop_warns_then_raises_at_the_gradient() -> None:
-    with pytest.warns(KwCellWarning, match=r"JitBprop\.bprop: decorators on bprop are not supported"):
+def test_jit_on_a_mindspore_form_bprop_raises_in_pynative_only_like_nn_cell() -> None:
+    """nn.Cell: graphs ignore @jit on bprop (measured: gradient 2); PYNATIVE refuses it with a
+    RuntimeError when the gradient is taken. KwCell warns at class creation and does the same."""
+    with pytest.warns(KwCellWarning, match=r"JitBprop\.bprop: MindSpore runs a bprop decorated with @jit"):
 
         class JitBprop(KwCell):
             def construct(self, x: Tensor) -> Any:
@@ -236,8 +238,19 @@ def test_jit_on_a_mindspore_form_bprop_warns_then_raises_at_the_gradient() -> No
             def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
                 return (dout * 2,)
 
-    with pytest.raises(KwCellDefinitionError, match="decorators on bprop are not supported"):
+    with pytest.raises(RuntimeError, match=r"Decorating bprop with '@jit' is not supported\.") as info:
         ms.grad(JitBprop())(Tensor(X))
+    assert isinstance(info.value, KwCellDefinitionError)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = JitBprop()
+
+        def step(x: Tensor) -> Any:
+            return net(x)
+
+        np.testing.assert_allclose(ms.grad(step)(Tensor(X)).asnumpy(), 2.0)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
 with warnings.catch_warnings():

@@ -104,3 +104,49 @@ def test_python_blocks_type_check_with_the_plugin(tmp_path: Path) -> None:
     )
     errors = {line for line in result.stdout.splitlines() if ": error: " in line}
     assert errors == expected, result.stdout + result.stderr
+
+
+def test_migrate_guide_shows_what_the_command_prints(tmp_path: Path) -> None:
+    """The "kwcell migrate" section of the adopting guide: its Python block, migrated with
+    --diff, gives the diff shown, and without --diff the report shown; the rewritten file
+    still runs."""
+    guide = (ROOT / "docs" / "guides" / "adopting.md").read_text(encoding="utf-8")
+    section = guide.split("## `kwcell migrate`", 1)[1].split("\n## ", 1)[0]
+    (before,) = re.findall(r"```python\n(.+?\n)```", section, re.DOTALL)
+    (diff,) = re.findall(r"```diff\n(.+?\n)```", section, re.DOTALL)
+    (report,) = re.findall(r"```text\n(.+?\n)```", section, re.DOTALL)
+    (tmp_path / "layers.py").write_text(before, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GLOG_v": "3"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=300,
+            check=False,
+        )
+
+    shown = run("-m", "kwcell", "migrate", "--diff", "layers.py")
+    assert (shown.returncode, shown.stdout) == (0, diff), shown.stderr
+    assert (tmp_path / "layers.py").read_text(encoding="utf-8") == before
+    done = run("-m", "kwcell", "migrate", "layers.py")
+    assert (done.returncode, done.stdout) == (0, report), done.stderr
+    after = (tmp_path / "layers.py").read_text(encoding="utf-8")
+    assert after.startswith(before.split("\n\n\n", 1)[0] + "\nfrom kwcell import KwCell\n")
+    runs = [
+        subprocess.Popen(
+            [sys.executable, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
+        for args in (["-c", before], ["layers.py"])
+    ]
+    (out_before, _), (out_after, err_after) = (r.communicate(timeout=300) for r in runs)
+    assert runs[1].returncode == 0, err_after
+    assert out_after == out_before != ""  # the same gradient
