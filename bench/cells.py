@@ -47,6 +47,10 @@ class KwAct(KwCell):
         return {"x": dout * alpha / (1.0 + alpha * alpha * x * x)}
 
 
+class KwActOnce(KwAct, compile_once=True):
+    """The same KwCell, compiled once per class (one graph for all its instances)."""
+
+
 class HandMLP(nn.Cell):
     """A small network around the activation: what a custom bprop usually sits in."""
 

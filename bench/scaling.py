@@ -1,9 +1,12 @@
 """Compile, construction and per-call cost of networks with 1, 8, 32 and 128 custom-bprop cells.
 
-Run: ``python bench/scaling.py`` (``pip install -e ".[bench]"`` for the plot). It compares a
-Dense layer followed by N ``KwCell``s called by keyword (``bench/stacks.py``) with the same
-network of hand-written positional ``nn.Cell``s, and rewrites the "Scaling" section of
-BENCHMARKS.md and ``bench/compile_scaling.png``.
+Run: ``python bench/scaling.py`` (``pip install -e ".[bench]"`` for the plot). It compares, in
+one run, a Dense layer followed by N custom-bprop cells (``bench/stacks.py``) written four ways:
+hand-written positional ``nn.Cell``s (the baseline), the hand-written keyword floor (a
+dispatcher cell with the user's signature calling a positional bprop cell: the least any
+keyword-capable design needs), ``KwCell``s called by keyword, and the same ``KwCell`` class with
+``compile_once=True``; and rewrites the "Scaling" section of BENCHMARKS.md and
+``bench/compile_scaling.png``.
 
 Method: every network size runs in a fresh process. Each compile is the first call of
 ``kwcell.value_and_grad`` / ``mindspore.value_and_grad`` on a freshly built network (fresh
@@ -127,24 +130,38 @@ def _summary(kw: list[tuple[float, float]], hand: list[tuple[float, float]]) -> 
     return out
 
 
+#: What the compile table compares with the hand-written positional network.
+KINDS = ("floor", "kw", "once")
+
+
 def worker(n: int) -> dict[str, Any]:
     import mindspore as ms
 
     import kwcell
-    from bench.stacks import HandStack, KwStack
+    from bench.stacks import HandDispatchStack, HandStack, KwOnceStack, KwStack
 
     ms.set_context(mode=ms.GRAPH_MODE)
-    times = _compile_series({"kw": (KwStack, True), "hand": (HandStack, False)}, n, COMPILE_ROUNDS[n])
-    result: dict[str, Any] = {"n": n, "compile": _summary(times["kw"], times["hand"])}
+    kinds: dict[str, tuple[Callable[[int], Any], bool]] = {
+        "hand": (HandStack, False),
+        "floor": (HandDispatchStack, False),
+        "kw": (KwStack, True),
+        "once": (KwOnceStack, True),
+    }
+    times = _compile_series(kinds, n, COMPILE_ROUNDS[n])
+    result: dict[str, Any] = {"n": n, "compile": {k: _summary(times[k], times["hand"]) for k in KINDS}}
     result["construct"] = _paired(
         lambda: KwStack(n), lambda: HandStack(n), rounds=15, inner=max(2, 64 // n), cpu=True
     )
     x = _input()
-    kw_net, hand_net = KwStack(n), HandStack(n)
+    kw_net, once_net, hand_net = KwStack(n), KwOnceStack(n), HandStack(n)
     kw_grad = kwcell.value_and_grad(kw_net, None, kw_net.trainable_params())
+    once_grad = kwcell.value_and_grad(once_net, None, once_net.trainable_params())
     hand_grad = ms.value_and_grad(hand_net, None, hand_net.trainable_params())
-    result["graph_call"] = _paired(lambda: kw_grad(x), lambda: hand_grad(x), rounds=9, inner=max(4, 256 // n))
+    inner = max(4, 256 // n)
+    result["graph_call"] = _paired(lambda: kw_grad(x), lambda: hand_grad(x), rounds=9, inner=inner)
+    result["graph_call_once"] = _paired(lambda: once_grad(x), lambda: hand_grad(x), rounds=9, inner=inner)
     # Synchronous op execution: asynchronous dispatch on 2 busy cores swings medians by +-50%.
+    # (compile_once changes nothing in PyNative, which compiles no graph.)
     ms.set_context(mode=ms.PYNATIVE_MODE, pynative_synchronize=True)
     kw_grad = kwcell.value_and_grad(kw_net, None, kw_net.trainable_params())
     hand_grad = ms.value_and_grad(hand_net, None, hand_net.trainable_params())
@@ -246,23 +263,27 @@ def _ratio(d: dict[str, Any]) -> str:
     return f"{d['ratio']:.2f}{TIMES} ({d['lo']:.2f}{DASH}{d['hi']:.2f})"
 
 
+def _cell(d: dict[str, Any]) -> str:
+    cpu = d["cpu"]
+    return f"{_ms(cpu['kw'])}: {_ratio(cpu)}"
+
+
 def _table(results: list[dict[str, Any]]) -> str:
     rows = [
-        "| cells | compile, hand-written (ms) | compile, kwcell (ms) | compile ratio, wall | "
-        "compile ratio, CPU | extra per cell, CPU | construction, CPU: ratio, hand / kwcell per network | "
-        "PYNATIVE per call | GRAPH per call |",
-        "|---:|---:|---:|---|---|---:|---|---|---|",
+        "| cells | compile, hand-written positional (ms) | hand-written keyword floor (ms: ratio) | "
+        "KwCell (ms: ratio) | KwCell, compile_once (ms: ratio) | KwCell vs hand-written, wall | "
+        "construction, CPU: ratio, hand / kwcell per network | PYNATIVE per call | GRAPH per call | "
+        "GRAPH per call, compile_once |",
+        "|---:|---:|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         n, c = r["n"], r["compile"]
-        extra = (c["cpu"]["kw"] - c["cpu"]["hand"]) / n
         con = r["construct"]
         rows.append(
-            f"| {n} | {_ms(c['wall']['hand'])} (CPU {_ms(c['cpu']['hand'])}) "
-            f"| {_ms(c['wall']['kw'])} (CPU {_ms(c['cpu']['kw'])}) "
-            f"| {_ratio(c['wall'])} | {_ratio(c['cpu'])} | {extra * 1e3:+.1f} ms "
+            f"| {n} | {_ms(c['kw']['cpu']['hand'])} | {_cell(c['floor'])} | {_cell(c['kw'])} "
+            f"| **{_cell(c['once'])}** | {_ratio(c['kw']['wall'])} "
             f"| {_ratio(con)}: {con['hand'] * 1e3:.2f} / {con['kw'] * 1e3:.2f} ms "
-            f"| {_ratio(r['pynative_call'])} | {_ratio(r['graph_call'])} |"
+            f"| {_ratio(r['pynative_call'])} | {_ratio(r['graph_call'])} | {_ratio(r['graph_call_once'])} |"
         )
     return "\n".join(rows)
 
@@ -319,9 +340,15 @@ def _plot(results: list[dict[str, Any]], machine: str) -> bool:
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=110)
     for key, label, style in (
         ("hand", "hand-written nn.Cell, positional calls", "o-"),
+        ("floor", "hand-written keyword floor (dispatcher + bprop cell)", "^--"),
         ("kw", "KwCell, keyword calls", "s-"),
+        ("once", "KwCell, compile_once=True, keyword calls", "D-"),
     ):
-        ax.plot(ns, [r["compile"]["cpu"][key] * 1e3 for r in results], style, label=label)
+        values = [
+            r["compile"]["kw"]["cpu"]["hand"] if key == "hand" else r["compile"][key]["cpu"]["kw"]
+            for r in results
+        ]
+        ax.plot(ns, [v * 1e3 for v in values], style, label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(ns, [str(n) for n in ns])
@@ -368,19 +395,25 @@ def section(
         f"CPU minutes: the wall time grows with the machine's load) on {machine}.",
         "",
         "A Dense(16, 16) layer followed by N custom-bprop cells (`bench/stacks.py`), input (4, 16) "
-        "float32, gradient of the Dense weights through every cell: `kwcell.value_and_grad` over "
-        "`KwCell`s called `act(x, alpha=2.0)`, against `mindspore.value_and_grad` over hand-written "
-        "positional `nn.Cell`s called `act(x, 2.0)`. Each size runs in a fresh process; a compile is "
-        "the first call on a freshly built network (MindSpore compiles per cell instance, so "
-        "nothing is reused from earlier rounds but parsed source text, which both sides reuse "
-        f"alike) after one warm-up compile of each; medians of {rounds} rounds, kwcell and "
-        "hand-written alternating and which goes first alternating by round. Ratios are medians of "
+        "float32, gradient of the Dense weights through every cell, written four ways: hand-written "
+        "positional `nn.Cell`s called `act(x, 2.0)` with `mindspore.value_and_grad` (the baseline "
+        "every ratio divides by); the hand-written keyword floor, a cell with the user's signature "
+        "calling a positional bprop cell, called `act(x, alpha=2.0)` (the least any design needs "
+        "that lets a bprop cell take keywords, measured without kwcell); `KwCell`s called "
+        "`act(x, alpha=2.0)` with `kwcell.value_and_grad`; and the same `KwCell` class with "
+        "`compile_once=True` (one graph for all instances). Each size runs in a fresh process; a "
+        "compile is the first call on a freshly built network (MindSpore compiles per cell "
+        "instance, so nothing is reused from earlier rounds but parsed source text, which all "
+        f"reuse alike) after one warm-up compile of each; medians of {rounds} rounds, the four "
+        "alternating, their order reversed every other round. Ratios are medians of "
         "the per-round ratios, with their range. Wall and process CPU time are both given: other "
         "processes load this 2-core machine, so CPU time is the steadier measure of the compile's "
         "own cost. Construction is building one whole network, in CPU time (15 interleaved "
         "rounds). Per-call "
         "ratios are forward + backward of the compiled graph (GRAPH) and of PyNative with "
-        "synchronous op execution, 9 and 7 rounds.",
+        "synchronous op execution, 9 and 7 rounds (compile_once changes nothing in PyNative). "
+        "Compile columns give median CPU milliseconds and the ratio to the hand-written "
+        "positional network.",
         "",
         _table(results),
         plot,
@@ -433,33 +466,41 @@ def _attribution(a: dict[str, Any]) -> str:
         "with `self` bound to an object that reads as the owner (MindSpore binds `self` to the cell "
         "whose `construct` it parses, and the core cannot be the owner: the visible cell must have "
         "no bprop); kwcell does not do that yet. "
-        "Methods are parsed once per instance, so these costs are per instance, not per class: "
-        "parsing once per class would need the functions MindSpore parses to be free of `self`, "
-        "which a cell's `construct` and `bprop` never are."
+        "Methods are parsed once per instance, so these costs are per instance, unless the class "
+        "is `compile_once=True`: then instances whose graphs would be identical share one parsed "
+        "graph (the compile_once column above)."
     )
 
 
 def _goals(results: list[dict[str, Any]], a: dict[str, Any] | None) -> list[str]:
     by_n = {r["n"]: r for r in results}
-    rows = ["| issue 11 goal | measured (median, range) | bar | status |", "|---|---|---|---|"]
+    rows = ["| goal | measured (median, range) | bar | status |", "|---|---|---|---|"]
 
     def row(name: str, d: dict[str, Any], bar: float, text: str) -> None:
         status = "met" if d["ratio"] <= bar else "**missed**"
         rows.append(f"| {name} | {_ratio(d)} | {text} | {status} |")
 
+    for n, bar in ((8, 1.0), (128, 0.5)):
+        if n in by_n:
+            row(
+                f"issue 16: compile, {n} cells, KwCell with compile_once vs hand-written (CPU)",
+                by_n[n]["compile"]["once"]["cpu"],
+                bar,
+                f"<= {bar:.2f}",
+            )
     for n in (8, 32):
         if n in by_n:
             row(
-                f"GRAPH_MODE compile, {n} cells, keyword calls (CPU)",
-                by_n[n]["compile"]["cpu"],
+                f"issue 11: compile, {n} cells, KwCell, keyword calls (CPU)",
+                by_n[n]["compile"]["kw"]["cpu"],
                 1.05,
                 "<= 1.05",
             )
     if a is not None:
-        row("constructing 20 networks x 16 custom cells (CPU)", a["construct_20x16"], 1.3, "<= 1.3")
+        row("issue 11: constructing 20 networks x 16 custom cells (CPU)", a["construct_20x16"], 1.3, "<= 1.3")
     for r in results:
         row(
-            f"PYNATIVE forward + backward per call, {r['n']} cells",
+            f"issue 11: PYNATIVE forward + backward per call, {r['n']} cells",
             r["pynative_call"],
             1.05,
             "parity (<= 1.05)",
@@ -478,7 +519,7 @@ def _goals(results: list[dict[str, Any]], a: dict[str, Any] | None) -> list[str]
             "rest is kwcell's bookkeeping (attaching the core, the parameter check)."
         )
     return [
-        "### Issue 11's goals on this run",
+        "### Goals on this run",
         "",
         *rows,
         "",
@@ -517,10 +558,12 @@ def main() -> None:
     for n in (int(s) for s in args.sizes.split(",")):
         results.append(_run_worker(str(n)))
         r = results[-1]
+        c = r["compile"]
         print(
-            f"{n:4d} cells: compile kwcell/hand wall {_ratio(r['compile']['wall'])}, CPU "
-            f"{_ratio(r['compile']['cpu'])}; construction {_ratio(r['construct'])}; "
-            f"per call PYNATIVE {_ratio(r['pynative_call'])}, GRAPH {_ratio(r['graph_call'])}",
+            f"{n:4d} cells: compile vs hand CPU: floor {_ratio(c['floor']['cpu'])}, kwcell "
+            f"{_ratio(c['kw']['cpu'])}, compile_once {_ratio(c['once']['cpu'])}; construction "
+            f"{_ratio(r['construct'])}; per call PYNATIVE {_ratio(r['pynative_call'])}, GRAPH "
+            f"{_ratio(r['graph_call'])}, GRAPH compile_once {_ratio(r['graph_call_once'])}",
             flush=True,
         )
     a = None if args.no_analysis else _run_worker("analysis")

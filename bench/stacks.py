@@ -2,9 +2,10 @@
 
 ``HandStack`` is the classic MindSpore way (positional calls of a positional ``nn.Cell`` with
 a bprop); ``KwStack`` is the same network with ``KwCell``s called by keyword, as kwcell users
-write it. The other stacks price the layers of a graph (see BENCHMARKS.md, "Where the
-compile time goes"): they are hand-written ``nn.Cell``s with the shape of kwcell's generated
-path, so that what MindSpore charges per parsed function can be measured without kwcell.
+write it, and ``KwOnceStack`` the same with a ``compile_once=True`` class. The other stacks
+price the layers of a graph (see BENCHMARKS.md, "Where the compile time goes"): they are
+hand-written ``nn.Cell``s with the shape of kwcell's generated path, so that what MindSpore
+charges per parsed function can be measured without kwcell.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from mindspore import nn, ops
 
-from bench.cells import HandAct, KwAct
+from bench.cells import HandAct, KwAct, KwActOnce
 from kwcell._runtime import graph_zero
 
 
@@ -39,6 +40,21 @@ class KwStack(nn.Cell):
         super().__init__()
         self.dense = nn.Dense(16, 16)
         self.acts = nn.CellList([KwAct() for _ in range(n)])
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        x = self.dense(x)
+        for act in self.acts:
+            x = act(x, alpha=2.0)
+        return x
+
+
+class KwOnceStack(nn.Cell):
+    """Dense -> N KwCells of a ``compile_once=True`` class, called with a keyword."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.dense = nn.Dense(16, 16)
+        self.acts = nn.CellList([KwActOnce() for _ in range(n)])
 
     def construct(self, x):  # type: ignore[no-untyped-def]
         x = self.dense(x)

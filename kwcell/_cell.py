@@ -13,6 +13,7 @@ from ._corecell import attach_core
 from ._info import PASSTHROUGH, KwCellInfo, plan, resolved
 from ._lookup import BpropSlot, ConstructSlot, instance_backward, instance_forward
 from ._meta import KwCellMeta
+from ._reuse import configure as _configure_reuse
 
 __all__ = ["HasConstruct", "KwCell"]
 
@@ -63,6 +64,12 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
     if not TYPE_CHECKING:
         construct = ConstructSlot(None)
         bprop = BpropSlot(None)
+
+    def __init_subclass__(cls, *, compile_once: bool | None = None, **kwargs: Any) -> None:
+        # class Act(KwCell, compile_once=True): one graph for the instances of a compile
+        # whose graphs would be identical (kwcell/_reuse.py); inherited, False turns it off.
+        super().__init_subclass__(**kwargs)
+        _configure_reuse(cls, compile_once)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -13,6 +13,7 @@ import os
 from mindspore import nn
 
 from ._meta import KwCellInfo, KwCellMeta, info_of
+from ._reuse import FLAG, describe
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, Signature, format_params, signature_of
 from ._validate import BY_POSITION
 
@@ -111,10 +112,13 @@ def explain(cls: type | nn.Cell) -> str:
     if info is None:
         bprop = getattr(klass, "bprop", None)
         if bprop is None:
-            return (
+            text = (
                 f"{label} has no bprop: MindSpore differentiates construct itself and kwcell "
                 "generated nothing for it."
             )
+            if hasattr(klass, FLAG):
+                text += "\n" + "\n".join(describe(cls)) + "\n"
+            return text
         construct = signature_of(klass.construct) if hasattr(klass, "construct") else None
         where = f"construct(self, {_params_text(construct)})" if construct is not None else "construct"
         if isinstance(klass, KwCellMeta):
@@ -137,6 +141,7 @@ def explain(cls: type | nn.Cell) -> str:
         f"construct(self, {_params_text(spec.construct)})",
         f"bprop(self, {_params_text(spec.bprop.signature)})",
         f"bprop style: {_style(spec.bprop, info.reading)}",
+        *describe(cls),
         "",
         "Parameter mapping (construct's order; MindSpore sees the core's positional inputs):",
         *_mapping(info),

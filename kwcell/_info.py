@@ -84,8 +84,8 @@ def plan(
             return found
         from ._generate import generate  # generating needs MindSpore's pieces; found is cheap
 
-        construct_owner, _ = class_forward(cls) if construct_self else (None, None)
-        bprop_owner, _ = class_backward(cls) if bprop_self else (None, None)
+        construct_owner = _holder(cls, "construct", construct) if construct_self else None
+        bprop_owner = _holder(cls, "bprop", bprop) if bprop_self else None
         blame = ""
         if bprop_owner is not None and bprop_owner is not cls and construct_owner is cls:
             blame = bprop_owner.__qualname__
@@ -115,6 +115,16 @@ def _install(cls: type, info: KwCellInfo, construct: Any, construct_self: bool, 
         type.__setattr__(cls, f"_kwcell_construct_{token}", construct)
     if info.rbprop is not None and (bprop_self or info.rbprop is not info.user_bprop):
         type.__setattr__(cls, f"_kwcell_rbprop_{token}", info.rbprop)
+
+
+def _holder(cls: type, name: str, fn: Any) -> type | None:
+    """The class of ``cls``'s MRO whose own ``name`` is ``fn`` (a parent's bprop reached by
+    ``super()`` continues after its own class, not after the one ``cls`` resolves to)."""
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(name)
+        if found is fn or getattr(found, "fn", None) is fn:
+            return klass
+    return None
 
 
 def resolved(cls: type) -> Any:

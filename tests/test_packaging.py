@@ -92,7 +92,7 @@ def test_wheel_holds_the_typing_files_and_the_supported_pythons(dist: dict[str, 
     assert "Requires-Python: <3.13,>=3.10" in metadata
     # on 3.13, pip then stops at Requires-Python ("Package 'kwcell' requires a different
     # Python: 3.13.0 not in '<3.13,>=3.10'") instead of "No matching distribution for mindspore"
-    assert 'Requires-Dist: mindspore<2.11,>=2.8; python_version < "3.13"' in metadata
+    assert 'Requires-Dist: mindspore<2.11,>=2.7; python_version < "3.13"' in metadata
     assert 'Requires-Dist: numpy<2,>=1.22; python_version < "3.13"' in metadata
     assert "kwcell = kwcell._cli:main" in entry_points
     with tarfile.open(dist["sdist"]) as sdist:

@@ -1,0 +1,168 @@
+"""construct and bprop are looked up when MindSpore runs or compiles the cell, as on nn.Cell.
+
+Each case changes a class or an instance after it exists, the way user code does (patching a
+library cell, a base's ``__init_subclass__``, a diamond of mixins), and compares the gradient
+with the analytic value nn.Cell gives in PYNATIVE and GRAPH_MODE.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from mindspore import Tensor, nn, ops
+
+import kwcell
+from kwcell import KwCell, KwCellDefinitionError
+
+X = np.array([0.3, 1.1], np.float32)
+
+
+def _gx(net: nn.Cell) -> np.ndarray:
+    def f(x: Tensor) -> Any:
+        return net(x=x)
+
+    g = kwcell.grad(f)(Tensor(X))
+    return g.asnumpy()  # type: ignore[no-any-return]
+
+
+class Sin(KwCell):
+    def construct(self, x: Tensor, w: float = 1.0) -> Any:
+        return w * ops.sin(x)
+
+    def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        return w * ops.cos(x) * dout, 0
+
+
+def test_parent_bprop_assigned_after_a_child_exists_reaches_the_child(mode: str) -> None:
+    class Base(Sin):
+        pass
+
+    class Child(Base):
+        def construct(self, x: Tensor, w: float = 1.0) -> Any:
+            return w * ops.sin(x)
+
+    def tripled(self: Any, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        return 3 * w * ops.cos(x) * dout, 0
+
+    child = Child()
+    np.testing.assert_allclose(_gx(child), np.cos(X), rtol=1e-6)
+    Base.bprop = tripled  # type: ignore[method-assign]
+    np.testing.assert_allclose(_gx(Child()), 3 * np.cos(X), rtol=1e-6)
+
+
+def test_construct_assigned_with_other_defaults_runs_as_written(mode: str) -> None:
+    class Net(Sin):
+        pass
+
+    def five(self: Any, x: Tensor, w: float = 5.0) -> Any:
+        return w * ops.sin(x)
+
+    def five_bprop(self: Any, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        return w * ops.cos(x) * dout, 0
+
+    Net.construct = five  # type: ignore[method-assign]
+    Net.bprop = five_bprop  # type: ignore[method-assign]
+    assert Net.construct is five  # reads back what was assigned, as on nn.Cell
+    np.testing.assert_allclose(_gx(Net()), 5 * np.cos(X), rtol=1e-6)
+
+
+def test_instance_bprop_is_called_without_self_as_on_nn_cell() -> None:
+    net = Sin()
+
+    def doubled(x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        return 2 * w * ops.cos(x) * dout, 0
+
+    net.bprop = doubled  # type: ignore[method-assign]
+    assert net.bprop is doubled
+    np.testing.assert_allclose(_gx(net), 2 * np.cos(X), rtol=1e-6)
+    del net.bprop
+    np.testing.assert_allclose(_gx(net), np.cos(X), rtol=1e-6)
+
+
+def test_instance_bprop_that_does_not_fit_is_refused_and_undone() -> None:
+    net = Sin()
+
+    def wrong(x: Tensor, z: float = 1.0, *, out: Tensor, dout: Tensor) -> Any:
+        return dout
+
+    with pytest.raises(
+        KwCellDefinitionError, match=r"Sin\.bprop: parameter 'z' is not a parameter of construct"
+    ):
+        net.bprop = wrong  # type: ignore[method-assign]
+    assert "bprop" not in net.__dict__
+
+
+def test_deleting_the_class_bprop_falls_back_to_autodiff(mode: str) -> None:
+    class Wrong(KwCell):
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return (7 * dout,)
+
+    np.testing.assert_allclose(_gx(Wrong()), np.full(2, 7.0), rtol=1e-6)
+    del Wrong.bprop
+    np.testing.assert_allclose(_gx(Wrong()), np.cos(X), rtol=1e-6)
+
+
+def test_diamond_super_bprop_follows_the_instance_mro(mode: str) -> None:
+    class Left(Sin):
+        def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+            gx, gw = super().bprop(x, w, out, dout)
+            return 3 * gx, gw
+
+    class Right(Sin):
+        def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+            gx, gw = super().bprop(x, w, out, dout)
+            return 5 * gx, gw
+
+    class Diamond(Left, Right):
+        pass
+
+    np.testing.assert_allclose(_gx(Diamond()), 15 * np.cos(X), rtol=1e-5)
+
+
+def test_bprop_set_by_a_base_init_subclass(mode: str) -> None:
+    def fourfold(self: Any, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (4 * ops.cos(x) * dout,)
+
+    class Registry(KwCell):
+        def __init_subclass__(cls, **kwargs: Any) -> None:
+            super().__init_subclass__(**kwargs)
+            cls.bprop = fourfold  # type: ignore[method-assign]
+
+    class Act(Registry):
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+    assert Act.bprop is fourfold
+    np.testing.assert_allclose(_gx(Act()), 4 * np.cos(X), rtol=1e-6)
+
+
+def test_lambda_bprop_runs_in_every_mode(mode: str) -> None:
+    class Lam(KwCell):
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+        bprop = lambda self, x, out, dout: (6 * dout,)  # noqa: E731
+
+    np.testing.assert_allclose(_gx(Lam()), np.full(2, 6.0), rtol=1e-6)
+
+
+def test_forward_hooks_are_ignored_on_a_bprop_cell_as_on_nn_cell(mode: str) -> None:
+    net = Sin()
+    net.register_forward_hook(lambda cell, inputs, out: out * 10)
+    np.testing.assert_allclose(net(Tensor(X)).asnumpy(), np.sin(X), rtol=1e-6)
+    np.testing.assert_allclose(_gx(net), np.cos(X), rtol=1e-6)
+
+
+def test_reading_construct_back_after_assigning_a_jit_of_it() -> None:
+    import mindspore as ms
+
+    net = Sin()
+    jitted = ms.jit(net.construct)
+    net.construct = jitted  # type: ignore[method-assign]
+    assert net.construct is jitted
+    np.testing.assert_allclose(_gx(net), np.cos(X), rtol=1e-6)
