@@ -59,7 +59,9 @@ FLAG = "_kwcell_compile_once"
 
 # ---------------------------------------------------------------- serial numbers for identities
 
-_lock = threading.Lock()
+# Reentrant: a weakref callback (``forget``) can run in the middle of ``_serial`` when a
+# collection happens there, in the same thread.
+_lock = threading.RLock()
 # id(obj) -> (weak or strong reference, serial): ``id`` values are reused once an object is
 # freed; a serial never is.
 _serials: dict[int, tuple[Callable[[], Any], int]] = {}
