@@ -14,7 +14,9 @@ from ._errors import GradcheckError, KwCellDefinitionError, KwCellWarning
 
 if TYPE_CHECKING:
     from ._cell import KwCell
+    from ._decorate import keyword_bprop
     from ._explain import explain
+    from ._functional import custom_bprop
     from ._gradcheck import gradcheck
     from ._meta import KwCellMeta
     from ._typing import grad, value_and_grad
@@ -25,9 +27,11 @@ __all__ = [
     "KwCellDefinitionError",
     "KwCellMeta",
     "KwCellWarning",
+    "custom_bprop",
     "explain",
     "grad",
     "gradcheck",
+    "keyword_bprop",
     "value_and_grad",
 ]
 __version__ = "0.1.0"
@@ -36,9 +40,11 @@ __version__ = "0.1.0"
 _LAZY = {
     "KwCell": "._cell",
     "KwCellMeta": "._meta",
+    "custom_bprop": "._functional",
     "explain": "._explain",
     "grad": "._grad",
     "gradcheck": "._gradcheck",
+    "keyword_bprop": "._decorate",
     "value_and_grad": "._grad",
 }
 

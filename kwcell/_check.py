@@ -11,7 +11,8 @@ the "Codes" section below, so it is written for users.
 Codes
 -----
 KwCell definitions (reported at the ``class`` line; the message is the
-``KwCellDefinitionError`` the class statement raised):
+``KwCellDefinitionError`` the class statement raised), and the same for ``kwcell.custom_bprop``
+functions (reported at the ``@f.bprop`` line, or the function's own line for its own problems):
 
 - ``KW001`` bprop has a parameter that is not a parameter of construct.
 - ``KW002`` a construct parameter is missing from bprop, which has no ``**kwargs``.
@@ -62,6 +63,7 @@ from mindspore import nn
 
 from ._cell import KwCell
 from ._errors import KwCellDefinitionError, KwCellWarning
+from ._functional import collecting, function_info
 from ._lookup import BpropSlot
 from ._meta import KwCellMeta
 from ._source import tuple_returns
@@ -137,6 +139,9 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
     def lenient(
         mcls: type[KwCellMeta], name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kw: Any
     ) -> KwCellMeta:
+        if namespace.get("_kwcell_function"):
+            # the cell behind a kwcell.custom_bprop function: reported by function_problem
+            return original(mcls, name, bases, namespace, **kw)
         frame = sys._getframe(1)  # the frame running the class statement
         qualname = str(namespace.get("__qualname__", name))
 
@@ -170,9 +175,15 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
             namespace["bprop"] = BpropSlot(None)  # a cell without a bprop of its own
             return type.__new__(mcls, name, bases, namespace, **kw)
 
+    def function_problem(label: str, code: types.CodeType, message: str, warning: bool) -> None:
+        # at the function's first line: the @scaled.bprop (or @kwcell.custom_bprop) line
+        problem_code = _definition_code(message)
+        found.append(Problem(_display(code.co_filename), code.co_firstlineno, problem_code, message, label))
+
     KwCellMeta.__new__ = staticmethod(lenient)  # type: ignore[method-assign]
     try:
-        yield
+        with collecting(function_problem):
+            yield
     finally:
         type.__setattr__(KwCellMeta, "__new__", saved)
 
@@ -351,6 +362,10 @@ def check(targets: Sequence[str]) -> tuple[list[Problem], int, int]:
         modules = _load(targets, problems)
     checked = {p.cls for p in problems if p.code != "KW901"}  # KwCells whose definition failed
     for module in modules:
+        for value in list(vars(module).values()):
+            found = function_info(value)
+            if found is not None and found.fn.__module__ == module.__name__:
+                checked.add(f"{found.spec.module}.{found.spec.qualname}")  # a custom_bprop function
         for cls in _classes(dict(vars(module)), module.__name__, set()):
             label = f"{cls.__module__}.{cls.__qualname__}"
             if not issubclass(cls, nn.Cell) or label in checked:

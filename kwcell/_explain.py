@@ -12,6 +12,7 @@ import os
 
 from mindspore import nn
 
+from ._functional import CustomBprop, function_info
 from ._meta import KwCellInfo, KwCellMeta, info_of
 from ._reuse import FLAG, describe
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, Signature, format_params, signature_of
@@ -26,22 +27,22 @@ def _params_text(sig: Signature) -> str:
     return format_params(sig.params, var_positional=sig.var_positional, var_keyword=sig.var_keyword)
 
 
-def _style(bprop: BpropSpec, reading: str) -> str:
+def _style(bprop: BpropSpec, reading: str, forward: str = "construct") -> str:
     if bprop.classic:
         return "classic (inputs, then out, dout, positionally)"
     if reading == BY_POSITION:
         return "MindSpore's positional form (inputs by position, then out, dout; bprop's own names)"
     if bprop.signature.var_keyword is not None:
         return f"**{bprop.signature.var_keyword} (named parameters matched by name; the rest by keyword)"
-    return "named (parameters matched to construct by name)"
+    return f"named (parameters matched to {forward} by name)"
 
 
-def _mapping(info: KwCellInfo) -> list[str]:
+def _mapping(info: KwCellInfo, forward: str = "construct") -> list[str]:
     construct = info.spec.construct
     bprop = info.spec.bprop
     assert bprop is not None
     bsig = bprop.signature
-    rows = [("#", "construct", "kind", "default", "bprop receives it as")]
+    rows = [("#", forward, "kind", "default", "bprop receives it as")]
     for i, p in enumerate(construct.params):
         if bprop.classic:
             received = f"{bsig.var_positional}[{i}]"
@@ -60,28 +61,60 @@ def _mapping(info: KwCellInfo) -> list[str]:
 
 
 def _generated(info: KwCellInfo) -> list[str]:
+    return _files(info.files)
+
+
+def _files(files: dict[str, str]) -> list[str]:
     lines: list[str] = []
-    for kind, path in info.files.items():
+    for kind, path in files.items():
         source = "".join(linecache.getlines(path))
         lines.append(f"--- {kind}: {os.path.basename(path)}")
         lines.append(source.rstrip("\n") if source else "(source no longer available)")
     return lines
 
 
-def explain(cls: type | nn.Cell) -> str:
+def _explain_function(fn: CustomBprop[..., object]) -> str:
+    found = function_info(fn)
+    assert found is not None
+    spec = found.spec
+    label = f"{spec.module}.{spec.qualname}"
+    if found.cls is None:
+        return (
+            f"{label} is a kwcell.custom_bprop function without a backward yet: register one "
+            f"with @{found.name}.bprop (calling {spec.qualname} raises until then)."
+        )
+    info = info_of(found.cls)
+    assert info is not None and info.spec.bprop is not None
+    lines = [
+        f"kwcell.explain({label})",
+        f"{spec.qualname}({_params_text(spec.construct)})",
+        f"bprop({_params_text(info.spec.bprop.signature)})",
+        f"bprop style: {_style(info.spec.bprop, info.reading, spec.qualname)}",
+        "",
+        f"Parameter mapping ({spec.qualname}'s order; MindSpore sees the core's positional inputs):",
+        *_mapping(info, spec.qualname),
+        "",
+        "Generated functions:",
+        *_files({"function": found.public.__code__.co_filename, **info.files}),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def explain(cls: type | nn.Cell | CustomBprop[..., object]) -> str:
     """What kwcell made of `cls` (a class, or an instance of one), as text.
 
     For a `KwCell` with a bprop: construct's and bprop's signatures, the bprop style
     (named, `**kwargs`, MindSpore's positional form, or the classic `bprop(self, *args)`),
     one line per construct parameter (order, kind, default, how bprop receives it), then the
     source of every function kwcell generated for the class, as tracebacks and
-    `inspect.getsource` show it.
+    `inspect.getsource` show it. A [`kwcell.custom_bprop`][kwcell.custom_bprop] function is
+    explained the same way, its parameters in place of construct's.
 
     It raises nothing: for a class kwcell generated nothing for (a cell without bprop, a
     plain `nn.Cell` with one, any other object) the text says why.
 
     Args:
-        cls: A cell class or cell instance.
+        cls: A cell class, a cell instance, or a `kwcell.custom_bprop` function.
 
     Returns:
         The explanation, ending with a newline.
@@ -106,6 +139,8 @@ def explain(cls: type | nn.Cell) -> str:
         assert "1  w          positional or keyword  1.0      rest['w']" in text
         ```
     """
+    if function_info(cls) is not None:
+        return _explain_function(cls)  # type: ignore[arg-type]
     klass: type = cls if isinstance(cls, type) else type(cls)
     label = f"{klass.__module__}.{klass.__qualname__}"
     info = info_of(klass)

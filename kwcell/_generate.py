@@ -39,17 +39,17 @@ from ._templates import (
 )
 from ._validate import (
     BY_NAME,
-    BY_POSITION,
     CLASSIC_ARGS,
     check_bprop,
     check_construct,
     decorated_bprop,
     is_mindspore_form,
-    mindspore_errors,
+    jit_on_bprop,
+    needs_rewrite,
     passes_through,
 )
 
-__all__ = ["generate", "needs_rewrite"]
+__all__ = ["generate"]
 
 _TOKENS = itertools.count(1)
 
@@ -80,9 +80,10 @@ def _user_call(spec: CellSpec, reading: str) -> str:
         and bsig.var_keyword is None
         and all(p.kind is not KEYWORD_ONLY for p in bsig.params)
     )
+    first = [] if spec.function else ["self"]  # a custom_bprop function's backward has no self
     if reading != BY_NAME or in_order:
-        return ", ".join(["self", *spec.names, "out", "dout"])
-    parts = ["self"]
+        return ", ".join([*first, *spec.names, "out", "dout"])
+    parts = first
     for p in bsig.params:
         parts.append(p.name if p.kind is POSITIONAL_ONLY else f"{p.name}={p.name}")
     if bsig.var_keyword is not None:
@@ -99,7 +100,7 @@ class _Bprop:
     note: str
     #: What the graph version calls as ``self._kwcell_rbprop_<token>`` when it is not one of
     #: the units (the user's own ``bprop(self, *args)``, which needs no rewriting).
-    rbprop: Callable[..., Any] | None = None
+    rbprop: Callable[..., Any] | staticmethod[..., Any] | None = None
 
 
 def _raise_unit(name: str, fmt: dict[str, Any], error: str, message: str, closure: dict[str, Any]) -> Unit:
@@ -173,12 +174,7 @@ def _bprop_units(
         note = "bprop: the user's own function in every mode, its return normalised"
         if getattr(bprop, "__wrapped_by_jit__", False) is True:
             # nn.Cell: graphs ignore @jit on bprop; PYNATIVE refuses it when the gradient is taken.
-            problem = KwCellDefinitionError(
-                f"{where}: MindSpore runs a bprop decorated with @jit only in graphs (GRAPH_MODE, "
-                "@ms.jit), where it ignores the decorator; remove @jit to take this gradient in "
-                "PYNATIVE mode too"
-            )
-            problem._kwcell_mindspore = mindspore_errors("jit_bprop")
+            problem = jit_on_bprop(cls.__qualname__)
             error = deferred(problem, PYNATIVE)
             py = _raise_unit("py", fmt, "_kwcell_error", str(error), {"_kwcell_error": type(error)})
             later = f"the gradient of {cls.__qualname__} will raise this error"
@@ -194,7 +190,8 @@ def _bprop_units(
         graph = _raise_unit("graph", fmt, "RuntimeError", message, {})
         return _Bprop([py, graph], True, "bprop: PYNATIVE only (an instance's bprop in kwcell's form)"), []
     if rewritten is None and _decorated(bprop):
-        raise decorated_bprop(cls.__qualname__, jit=getattr(bprop, "__wrapped_by_jit__", False) is True)
+        jit = getattr(bprop, "__wrapped_by_jit__", False) is True
+        raise decorated_bprop(cls.__qualname__, jit=jit, function=spec.function)
     if rewritten is None:
         message = (
             f"{where}: GRAPH_MODE and @ms.jit compile bprop from its source text, and kwcell cannot "
@@ -216,21 +213,6 @@ def _bprop_units(
     return _Bprop([py, user, graph], False, note), list(rewritten.notes)
 
 
-def needs_rewrite(spec: CellSpec, reading: str) -> bool:
-    """Whether bprop must be rewritten for the graph compiler, which calls it positionally with
-    construct's inputs, then out and dout: only kwcell's own forms need it (names in another
-    order, keyword-only parameters, defaults, ``**kwargs``)."""
-    if reading in (CLASSIC_ARGS, BY_POSITION):
-        return False
-    assert spec.bprop is not None
-    bsig = spec.bprop.signature
-    if bsig.var_keyword is not None or bsig.var_positional is not None:
-        return True
-    if any(p.kind is KEYWORD_ONLY or p.has_default for p in bsig.params):
-        return True
-    return bsig.names != (*spec.names, "out", "dout")
-
-
 def _decorated(bprop: Callable[..., Any]) -> bool:
     return inspect.unwrap(bprop) is not bprop
 
@@ -250,15 +232,20 @@ def generate(
 
     ``construct_self``/``bprop_self`` are false for functions assigned to an instance (which
     MindSpore calls without self); ``super_name`` names the class whose ``__dict__`` holds
-    ``bprop`` (``super().bprop`` inside it continues the MRO after that class).
+    ``bprop`` (``super().bprop`` inside it continues the MRO after that class). The cell behind
+    a ``kwcell.custom_bprop`` function has a bprop (the function's backward) without self.
     """
-    bsig = _with_self(signature_of(bprop, has_self=bprop_self), bprop_self)
+    function = bool(getattr(cls, "_kwcell_function", False))
+    bsig = signature_of(bprop, has_self=bprop_self and not function)
+    if not function:
+        bsig = _with_self(bsig, bprop_self)
     spec = CellSpec(
         module=cls.__module__,
         qualname=cls.__qualname__,
         construct=_with_self(signature_of(construct, has_self=construct_self), construct_self),
         bprop=BpropSpec(bsig, _is_classic(bsig)),
         inherited_bprop=inherited_bprop,
+        function=function,
     )
     check_construct(spec)
     if passes_through(spec):

@@ -18,7 +18,8 @@ import numpy as np
 from mindspore import Tensor, nn
 
 from ._codegen import compile_unit
-from ._errors import GradcheckError
+from ._errors import GradcheckError, KwCellDefinitionError
+from ._functional import CustomBprop, function_info
 from ._grad import grad as _kwgrad
 from ._meta import info_of
 from ._spec import KEYWORD_ONLY, Signature, signature_of
@@ -65,9 +66,33 @@ def _is_float_tensor(value: Any) -> bool:
     return isinstance(value, Tensor) and value.dtype in _FLOATING
 
 
-def _construct_signature(cell: nn.Cell) -> Signature:
-    info = info_of(type(cell))
-    return info.spec.construct if info is not None else signature_of(type(cell).construct)
+@dataclass(frozen=True)
+class _Target:
+    """What is checked: a cell, or a ``kwcell.custom_bprop`` function (called as the user calls it)."""
+
+    call: Callable[..., Any]
+    qualname: str
+    label: str  # module.qualname
+    sig: Signature
+    forward: str  # what bprop is compared with: "construct", or the function's name
+
+
+def _target(obj: Any) -> _Target:
+    found = function_info(obj)
+    if found is not None:
+        if found.cls is None:
+            raise KwCellDefinitionError(f"gradcheck: {found.unregistered}")
+        spec = found.spec
+        return _Target(obj, spec.qualname, f"{spec.module}.{spec.qualname}", spec.construct, spec.qualname)
+    if not isinstance(obj, nn.Cell):
+        msg = (
+            f"gradcheck: expected an nn.Cell or a kwcell.custom_bprop function, got {type(obj).__qualname__}"
+        )
+        raise TypeError(msg)
+    cls = type(obj)
+    info = info_of(cls)
+    sig = info.spec.construct if info is not None else signature_of(cls.construct)
+    return _Target(obj, cls.__qualname__, f"{cls.__module__}.{cls.__qualname__}", sig, "construct")
 
 
 def _name_of(sig: Signature, position: int) -> str:
@@ -78,8 +103,8 @@ def _name_of(sig: Signature, position: int) -> str:
     return f"{star}[{position - len(positional)}]"
 
 
-def _inputs(cell: nn.Cell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[_Input]:
-    sig = _construct_signature(cell)
+def _inputs(target: _Target, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[_Input]:
+    sig = target.sig
     found = [_Input(_name_of(sig, i), i) for i, a in enumerate(args) if _is_float_tensor(a)]
     found += [_Input(k, k) for k, v in kwargs.items() if _is_float_tensor(v)]
     order = {name: i for i, name in enumerate(sig.names)}
@@ -96,11 +121,11 @@ def _outputs(out: Any, path: str = "out") -> Iterator[tuple[str, Tensor]]:
 
 
 def _wrapper(
-    cell: nn.Cell, args: tuple[Any, ...], kwargs: dict[str, Any], inputs: list[_Input], paths: list[str]
+    target: _Target, args: tuple[Any, ...], kwargs: dict[str, Any], inputs: list[_Input], paths: list[str]
 ) -> tuple[Callable[..., Any], _Owner]:
     """A function ``weighted(t0, .., v0, ..)`` computing ``sum(out * v)`` with the user's call."""
     where = {inp.key: f"t{k}" for k, inp in enumerate(inputs)}
-    closure: dict[str, Any] = {"_kwcell_cell": cell}
+    closure: dict[str, Any] = {"_kwcell_cell": target.call}
     call: list[str] = []
     for i, a in enumerate(args):
         if i not in where:
@@ -115,7 +140,7 @@ def _wrapper(
         call.append(f"{k}={where.get(k, f'_kwcell_k{j}')}")
     params = [*where.values(), *(f"v{m}" for m in range(len(paths)))]
     total = " + ".join(f"({p} * v{m}).sum()" for m, p in enumerate(paths))
-    label = f"{type(cell).__module__}.{type(cell).__qualname__}"
+    label = target.label
     owner = _Owner()
     fn = compile_unit(
         kind="gradcheck",
@@ -169,7 +194,7 @@ def _compare(
 
 
 def _check(
-    cell: nn.Cell,
+    target: _Target,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     inputs: list[_Input],
@@ -189,15 +214,16 @@ def _check(
         assert isinstance(v, Tensor)
         return v
 
+    cell = target.call
     out = cell(*args, **kwargs)
     outputs = list(_outputs(out))
     if not outputs:
-        msg = f"gradcheck: {type(cell).__qualname__} returned no floating-point Tensor to differentiate"
+        msg = f"gradcheck: {target.qualname} returned no floating-point Tensor to differentiate"
         raise ValueError(msg)
     rng = np.random.default_rng(_SEED)
     cotangents = [rng.standard_normal(t.shape) for _, t in outputs]
     v_tensors = [Tensor(c, dtype=t.dtype) for c, (_, t) in zip(cotangents, outputs, strict=True)]
-    fn, owner = _wrapper(cell, args, kwargs, inputs, [p for p, _ in outputs])
+    fn, owner = _wrapper(target, args, kwargs, inputs, [p for p, _ in outputs])
     grads = _kwgrad(fn, grad_position=tuple(range(len(inputs))))(*[value(i) for i in inputs], *v_tensors)
     del owner
     if len(inputs) == 1 and not isinstance(grads, (tuple, list)):
@@ -238,10 +264,10 @@ def _format(value: float) -> str:
     return f"{value:.3g}"
 
 
-def _table(cell: nn.Cell, rows: list[_Row], dtype_note: str, eps: float, atol: float, rtol: float) -> str:
+def _table(target: _Target, rows: list[_Row], dtype_note: str, eps: float, atol: float, rtol: float) -> str:
     failed = [r.name for r in rows if not r.ok]
     head = (
-        f"gradcheck: {type(cell).__qualname__}'s bprop disagrees with finite differences of construct "
+        f"gradcheck: {target.qualname}'s bprop disagrees with finite differences of {target.forward} "
         f"for {', '.join(repr(n) for n in failed)} ({dtype_note}; eps={eps:g}, atol={atol:g}, rtol={rtol:g})"
     )
     table = [("input", "shape", "max abs err", "max rel err", "at index", "bprop", "finite diff", "result")]
@@ -266,7 +292,12 @@ def _table(cell: nn.Cell, rows: list[_Row], dtype_note: str, eps: float, atol: f
 
 
 def gradcheck(
-    cell: nn.Cell, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rtol: float = 1e-2, **kwargs: Any
+    cell: nn.Cell | CustomBprop[..., Any],
+    *args: Any,
+    eps: float = 1e-3,
+    atol: float = 1e-3,
+    rtol: float = 1e-2,
+    **kwargs: Any,
 ) -> bool:
     """Check `cell`'s custom bprop against central finite differences of its `construct`.
 
@@ -289,7 +320,8 @@ def gradcheck(
     every floating Tensor input: use small inputs.
 
     Args:
-        cell: The cell to check.
+        cell: The cell to check, or a `kwcell.custom_bprop` function (its backward is
+            checked against finite differences of the function).
         *args: Positional arguments of the call, as you would pass them.
         eps: The finite-difference step.
         atol: Absolute tolerance.
@@ -303,7 +335,9 @@ def gradcheck(
         GradcheckError: Some input's gradient disagrees (an `AssertionError`); the message is
             a table with one line per input: name, shape, largest absolute and relative
             error, the index of the worst element, and the two values there.
-        TypeError: `cell` is not an `nn.Cell`.
+        TypeError: `cell` is neither an `nn.Cell` nor a `kwcell.custom_bprop` function.
+        KwCellDefinitionError: `cell` is a `kwcell.custom_bprop` function with no backward
+            registered yet.
         ValueError: No argument is a floating-point Tensor.
 
     Example:
@@ -326,17 +360,15 @@ def gradcheck(
         assert kwcell.gradcheck(Scaled(), Tensor(np.array([0.5, 1.0], np.float32)), w=2.0)
         ```
     """
-    if not isinstance(cell, nn.Cell):
-        msg = f"gradcheck: expected an nn.Cell, got {type(cell).__qualname__}"
-        raise TypeError(msg)
-    inputs = _inputs(cell, args, kwargs)
+    target = _target(cell)
+    inputs = _inputs(target, args, kwargs)
     if not inputs:
-        msg = f"gradcheck: no floating-point Tensor among the arguments of {type(cell).__qualname__}"
+        msg = f"gradcheck: no floating-point Tensor among the arguments of {target.qualname}"
         raise ValueError(msg)
     originals = {str(a.dtype) for a in (*args, *kwargs.values()) if _is_float_tensor(a)}
     dtype_note = "computed in float64"
     try:
-        rows = _check(cell, args, kwargs, inputs, eps, atol, rtol, float64=True)
+        rows = _check(target, args, kwargs, inputs, eps, atol, rtol, float64=True)
     except Exception as exc:  # any failure in float64: use the inputs' own dtype, and say so
         if originals <= {str(ms.float64)}:
             raise
@@ -344,7 +376,7 @@ def gradcheck(
             f"computed in {'/'.join(sorted(originals))}: float64 failed with {type(exc).__name__}: "
             f"{str(exc).splitlines()[0] if str(exc) else ''}"
         )
-        rows = _check(cell, args, kwargs, inputs, eps, atol, rtol, float64=False)
+        rows = _check(target, args, kwargs, inputs, eps, atol, rtol, float64=False)
     if all(r.ok for r in rows):
         return True
-    raise GradcheckError(_table(cell, rows, dtype_note, eps, atol, rtol))
+    raise GradcheckError(_table(target, rows, dtype_note, eps, atol, rtol))

@@ -114,7 +114,10 @@ def _install(cls: type, info: KwCellInfo, construct: Any, construct_self: bool, 
     if construct_self:
         type.__setattr__(cls, f"_kwcell_construct_{token}", construct)
     if info.rbprop is not None and (bprop_self or info.rbprop is not info.user_bprop):
-        type.__setattr__(cls, f"_kwcell_rbprop_{token}", info.rbprop)
+        rbprop: Any = info.rbprop
+        if info.spec.function and rbprop is info.user_bprop:
+            rbprop = staticmethod(rbprop)  # a custom_bprop function's own backward: no self
+        type.__setattr__(cls, f"_kwcell_rbprop_{token}", rbprop)
 
 
 def _holder(cls: type, name: str, fn: Any) -> type | None:

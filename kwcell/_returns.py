@@ -93,7 +93,7 @@ def check_return(spec: CellSpec, value: ast.expr, where: str) -> None:
     if isinstance(value, ast.GeneratorExp):
         msg = (
             f"{where}: returns a generator, which MindSpore cannot use as gradients; return a "
-            f"tuple with one gradient per construct parameter ({expected}) (write tuple(...) "
+            f"tuple with one gradient per {spec.input_word} ({expected}) (write tuple(...) "
             "around it), a dict keyed by parameter name, or a Tensor for the first parameter"
         )
         error = KwCellDefinitionError(msg)
@@ -108,10 +108,10 @@ def check_return(spec: CellSpec, value: ast.expr, where: str) -> None:
     tensors = [p.name for p in spec.construct.params if not_a_tensor(p) is None]
     example = "{" + ", ".join(f'"{n}": ...' for n in tensors) + "}, " if tensors else ""
     msg = (
-        f"{where}: returns a single value, which would be the gradient of the first construct "
-        f"parameter '{first.name}', but '{first.name}' cannot be a Tensor ({reason}), so that "
-        f"gradient would be lost; return a dict keyed by parameter name, e.g. {example}or a "
-        f"tuple with one entry per construct parameter ({expected})"
+        f"{where}: returns a single value, which would be the gradient of the first "
+        f"{spec.input_word} '{first.name}', but '{first.name}' cannot be a Tensor ({reason}), so "
+        f"that gradient would be lost; return a dict keyed by parameter name, e.g. {example}or a "
+        f"tuple with one entry per {spec.input_word} ({expected})"
     )
     error = KwCellDefinitionError(msg)
     # nn.Cell: PYNATIVE takes a bare value as the only gradient (too few unless construct

@@ -355,10 +355,12 @@ def rewrite_bprop(
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         return None
-    if fdef.decorator_list and not check_only:
-        raise decorated_bprop(spec.qualname)
+    if fdef.decorator_list and not check_only and not (spec.function and _registered_only(fdef)):
+        raise decorated_bprop(spec.qualname, function=spec.function)
     bsig = spec.bprop.signature if spec.bprop else None
-    assert bsig is not None and bsig.self_name is not None
+    assert bsig is not None and (bsig.self_name is not None or spec.function)
+    # A custom_bprop function's backward has no self; the rewritten one takes the cell first.
+    self_name = bsig.self_name or SELF
     text = _Text(source)
     notes: list[str] | None = [] if lenient else None
     # The body is kept as the user wrote it (comments included); only the signature and the
@@ -390,13 +392,13 @@ def rewrite_bprop(
         indent = line[: len(line) - len(line.lstrip(" \t"))]
     else:
         indent = "    "
-    positional = [bsig.self_name, *(_alias(n) for n in spec.names), OUT, DOUT]
+    positional = [self_name, *(_alias(n) for n in spec.names), OUT, DOUT]
     prologue = _prologue(spec, reading)
     lines = [f"def {fdef.name}({', '.join(positional)}):\n", *(f"{indent}{p}\n" for p in prologue)]
     text_body = body.decode("utf-8")
     has_super = any(_is_super_bprop(node) for node in ast.walk(fdef))
     if has_super and super_class is not None:
-        text_body = _SUPER_BPROP.sub(f"super({super_class}, {bsig.self_name}).bprop", text_body)
+        text_body = _SUPER_BPROP.sub(f"super({super_class}, {self_name}).bprop", text_body)
     rewritten = "".join(lines) + indent + text_body + "\n"
     static = static and _ends_in_return(fdef.body)
     return RewrittenBprop(rewritten, origin, static, tuple(notes or ()), changed, has_super)
@@ -411,6 +413,19 @@ def _squash(text: str) -> str:
 
 
 OUT, DOUT = "_kwcell_out", "_kwcell_dout"
+# The first parameter of the rewritten backward of a custom_bprop function (which has no self
+# of its own). MindSpore's graph parser binds a method's first parameter only when it is named
+# ``self`` (measured: ``_kwcell_self`` gave "The parameters number of the function is 6, but
+# the number of provided arguments is 5").
+SELF = "self"
+
+
+def _registered_only(fdef: ast.FunctionDef) -> bool:
+    """Whether the only decorator is the registration, ``@<function>.bprop``."""
+    (*others, last) = fdef.decorator_list
+    return not others and isinstance(last, ast.Attribute) and last.attr == "bprop"
+
+
 _SUPER_BPROP = re.compile(r"\bsuper\(\s*\)\.bprop\b")
 
 

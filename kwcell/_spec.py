@@ -88,10 +88,23 @@ class CellSpec:
     #: The class whose bprop this class inherits while defining its own construct ("" when
     #: the class defines its bprop itself): errors then point at this class's construct.
     inherited_bprop: str = ""
+    #: The cell stands for a function decorated with ``kwcell.custom_bprop`` (``qualname`` is
+    #: the function's): its backward takes no ``self``, and messages name the function.
+    function: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
         return self.construct.names
+
+    @property
+    def forward(self) -> str:
+        """What the inputs belong to, in messages: ``construct``, or the function's name."""
+        return self.qualname if self.function else "construct"
+
+    @property
+    def input_word(self) -> str:
+        """``construct parameter``, or ``parameter of <function>``."""
+        return f"parameter of {self.qualname}" if self.function else "construct parameter"
 
 
 def signature_of(fn: Callable[..., Any], *, has_self: bool = True) -> Signature:

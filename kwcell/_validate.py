@@ -6,7 +6,7 @@ import keyword
 from collections.abc import Sequence
 from typing import Any
 
-from ._errors import GRAPH, PYNATIVE, KwCellDefinitionError, MindSporeError
+from ._errors import GRAPH, PYNATIVE, GradientCountError, KwCellDefinitionError, MindSporeError
 from ._spec import KEYWORD_ONLY, CellSpec, Signature, format_params, safe_repr
 
 __all__ = [
@@ -20,7 +20,9 @@ __all__ = [
     "check_returned_literal",
     "decorated_bprop",
     "is_mindspore_form",
+    "jit_on_bprop",
     "mindspore_errors",
+    "needs_rewrite",
     "passes_through",
     "position_conflicts",
     "same_default",
@@ -77,11 +79,11 @@ MINDSPORE_ERRORS: dict[str, dict[str, tuple[type[Exception], str]]] = {
     # A literal return with fewer gradients than inputs (MindSpore ignores extra ones).
     "short_return": {
         PYNATIVE: (RuntimeError, "Grad size should lager than forward inputs, but got {count} vs {inputs}"),
-        GRAPH: (RuntimeError, _OUTPUT_SIZE),
+        GRAPH: (GradientCountError, _OUTPUT_SIZE),
     },
     "empty_return": {
         PYNATIVE: (RuntimeError, "Hook fn grad output is empty!"),
-        GRAPH: (RuntimeError, _OUTPUT_SIZE),
+        GRAPH: (GradientCountError, _OUTPUT_SIZE),
     },
     "generator_return": {
         PYNATIVE: (TypeError, "Unreasonable data type: <class 'generator'>."),
@@ -185,17 +187,27 @@ def same_default(a: Any, b: Any) -> bool:
         return False
 
 
-def _construct_text(construct: Signature) -> str:
-    self_name = construct.self_name or "self"
+def _construct_text(spec: CellSpec) -> str:
+    """``construct(self, x, w=1.0)``, or ``scaled(x, w=1.0)`` for a ``custom_bprop`` function."""
+    construct = spec.construct
     params = format_params(
         construct.params, var_positional=construct.var_positional, var_keyword=construct.var_keyword
     )
+    if spec.function:
+        return f"{spec.qualname}({params})"
+    self_name = construct.self_name or "self"
     return f"construct({self_name}, {params})" if params else f"construct({self_name})"
 
 
-def expected_bprop(construct: Signature) -> str:
-    """The bprop signature kwcell suggests for ``construct``."""
+def expected_bprop(construct: Signature, *, function: str | None = None) -> str:
+    """The bprop signature kwcell suggests for ``construct``.
+
+    For the backward of a ``custom_bprop`` function (``function`` is its qualified name), the
+    decorated definition: ``@scaled.bprop def _(x, *, out, dout)``.
+    """
     params = format_params(construct.params, extra_keyword_only=_GRAD_NAMES)
+    if function is not None:
+        return f"@{function.rsplit('.', 1)[-1]}.bprop def _({params})"
     return f"bprop(self, {params})"
 
 
@@ -208,20 +220,50 @@ def _fail(spec: CellSpec, method: str, detail: str, *, suggest: bool = True) -> 
     else:
         msg = f"{spec.qualname}.{method}: {detail}"
     if suggest and not spec.construct.var_positional and not spec.construct.var_keyword:
-        msg += f"; expected e.g. {expected_bprop(spec.construct)}"
+        function = spec.qualname if spec.function else None
+        msg += f"; expected e.g. {expected_bprop(spec.construct, function=function)}"
     return KwCellDefinitionError(msg)
 
 
-def decorated_bprop(qualname: str, *, jit: bool = False) -> KwCellDefinitionError:
+def decorated_bprop(qualname: str, *, jit: bool = False, function: bool = False) -> KwCellDefinitionError:
     """The error for a decorated bprop (seen through ``__wrapped__``, or in its source);
-    ``jit``: the decorator is MindSpore's ``@jit``. The runtime and the mypy plugin call this."""
+    ``jit``: the decorator is MindSpore's ``@jit``; ``function``: a ``custom_bprop`` backward.
+    The runtime and the mypy plugin call this."""
+    what = f"decorators other than @{qualname.rsplit('.', 1)[-1]}.bprop" if function else "decorators"
     msg = (
-        f"{qualname}.bprop: decorators on bprop are not supported (MindSpore calls bprop "
+        f"{qualname}.bprop: {what} on bprop are not supported (MindSpore calls bprop "
         "itself, and kwcell reads its source); move the decorated logic into a helper"
     )
     error = KwCellDefinitionError(msg)
     if jit:
         error._kwcell_mindspore = mindspore_errors("jit_bprop")
+    return error
+
+
+def needs_rewrite(spec: CellSpec, reading: str) -> bool:
+    """Whether bprop must be rewritten for the graph compiler, which calls it positionally with
+    construct's inputs, then out and dout: only kwcell's own forms need it (names in another
+    order, keyword-only parameters, defaults, ``**kwargs``)."""
+    if reading in (CLASSIC_ARGS, BY_POSITION):
+        return False
+    assert spec.bprop is not None
+    bsig = spec.bprop.signature
+    if bsig.var_keyword is not None or bsig.var_positional is not None:
+        return True
+    if any(p.kind is KEYWORD_ONLY or p.has_default for p in bsig.params):
+        return True
+    return bsig.names != (*spec.names, "out", "dout")
+
+
+def jit_on_bprop(qualname: str) -> KwCellDefinitionError:
+    """``@jit`` on a bprop kwcell need not rewrite: graphs ignore the decorator (as on
+    nn.Cell) and PYNATIVE refuses it when the gradient is taken (as on nn.Cell)."""
+    error = KwCellDefinitionError(
+        f"{qualname}.bprop: MindSpore runs a bprop decorated with @jit only in graphs (GRAPH_MODE, "
+        "@ms.jit), where it ignores the decorator; remove @jit to take this gradient in "
+        "PYNATIVE mode too"
+    )
+    error._kwcell_mindspore = mindspore_errors("jit_bprop")
     return error
 
 
@@ -232,15 +274,15 @@ def passes_through(spec: CellSpec) -> bool:
     behaves exactly as an ``nn.Cell`` (``mindformers``' recompute cells are written so)."""
     construct = spec.construct
     return (
-        spec.bprop is not None
+        not spec.function
+        and spec.bprop is not None
         and is_mindspore_form(spec.bprop.signature)
         and (construct.var_positional is not None or construct.var_keyword is not None)
     )
 
 
-def check_construct(spec: CellSpec) -> None:
+def _check_construct_self(spec: CellSpec, where: str) -> None:
     construct = spec.construct
-    where = _construct_text(construct)
     if construct.self_name is None:
         msg = f"{spec.qualname}.construct must take 'self' as its first parameter, got {where}"
         raise KwCellDefinitionError(msg)
@@ -260,9 +302,26 @@ def check_construct(spec: CellSpec) -> None:
             f"'self'? write construct({names})"
         )
         raise KwCellDefinitionError(msg)
-    if passes_through(spec):
-        return
+
+
+def check_construct(spec: CellSpec) -> None:
+    """The rules for construct alone (for a ``custom_bprop`` function: for the function)."""
+    construct = spec.construct
+    where = _construct_text(spec)
+    # A custom_bprop function's construct is generated (with self): problems are the function's.
+    label = spec.qualname if spec.function else f"{spec.qualname}.construct"
+    if not spec.function:
+        _check_construct_self(spec, where)
+        if passes_through(spec):
+            return
     for var in (construct.var_positional, construct.var_keyword):
+        if var is not None and spec.function:
+            stars = "*" if var == construct.var_positional else "**"
+            msg = (
+                f"{label}: parameter '{stars}{var}' in {where} cannot be used with a bprop: it gives "
+                f"one gradient per named input. Name every input of {label} explicitly"
+            )
+            raise KwCellDefinitionError(msg)
         if var is not None:
             stars = "*" if var == construct.var_positional else "**"
             msg = (
@@ -275,14 +334,14 @@ def check_construct(spec: CellSpec) -> None:
     for p in construct.params:
         if p.name in _GRAD_NAMES:
             msg = (
-                f"{spec.qualname}.construct: parameter '{p.name}' in {where} clashes with bprop's "
+                f"{label}: parameter '{p.name}' in {where} clashes with bprop's "
                 f"'{p.name}' argument (the forward output 'out' and its gradient 'dout'); "
-                "rename it in construct"
+                f"rename it in {spec.forward}"
             )
             raise KwCellDefinitionError(msg)
         if p.name.startswith(RESERVED_PREFIX) or p.name == "self" or keyword.iskeyword(p.name):
             msg = (
-                f"{spec.qualname}.construct: parameter '{p.name}' in {where} uses a name kwcell "
+                f"{label}: parameter '{p.name}' in {where} uses a name kwcell "
                 f"reserves ('self' or the '{RESERVED_PREFIX}' prefix); rename it"
             )
             raise KwCellDefinitionError(msg)
@@ -332,13 +391,30 @@ def _reading(spec: CellSpec) -> str:
             f"{spec.qualname}.bprop({', '.join(names)}) is ambiguous: MindSpore passes bprop its "
             f"inputs by position ({by_position}), but "
             + "; ".join(conflicts)
-            + " although construct names it otherwise. Rename bprop's parameters to construct's "
-            "names (matched by name) or to names construct does not use (matched by position)"
+            + f" although {spec.forward} names it otherwise. Rename bprop's parameters to "
+            f"{spec.forward}'s names (matched by name) or to names {spec.forward} does not use "
+            "(matched by position)"
         )
         error = KwCellDefinitionError(msg)
         error._kwcell_at_definition = True  # kwcell cannot know which reading was meant
         raise error
     return BY_POSITION
+
+
+def _check_bprop_self(spec: CellSpec) -> None:
+    assert spec.bprop is not None
+    bprop = spec.bprop.signature
+    if bprop.self_name is None:
+        raise _fail(spec, "bprop", "bprop must take 'self' as its first parameter")
+    if bprop.self_name in (*spec.construct.names, *_GRAD_NAMES):
+        names = ", ".join(["self", bprop.self_name, *bprop.names])
+        raise _fail(
+            spec,
+            "bprop",
+            f"its first parameter '{bprop.self_name}' receives the cell itself (MindSpore calls "
+            f"bprop as a method); did you forget 'self'? write bprop({names})",
+            suggest=False,
+        )
 
 
 def check_bprop(spec: CellSpec) -> str:
@@ -361,28 +437,20 @@ def _check_bprop(spec: CellSpec) -> str:
     assert spec.bprop is not None
     bprop = spec.bprop.signature
     construct = spec.construct
-    where = _construct_text(construct)
-    if bprop.self_name is None:
-        raise _fail(spec, "bprop", "bprop must take 'self' as its first parameter")
-    if bprop.self_name in (*construct.names, *_GRAD_NAMES):
-        names = ", ".join(["self", bprop.self_name, *bprop.names])
-        raise _fail(
-            spec,
-            "bprop",
-            f"its first parameter '{bprop.self_name}' receives the cell itself (MindSpore calls "
-            f"bprop as a method); did you forget 'self'? write bprop({names})",
-            suggest=False,
-        )
+    where = _construct_text(spec)
+    if not spec.function:  # a custom_bprop function's backward has no self
+        _check_bprop_self(spec)
     reading = _reading(spec)
     if reading != BY_NAME:
         return reading
     if bprop.var_positional is not None:
+        star = f"*{bprop.var_positional}"
         raise _fail(
             spec,
             "bprop",
-            f"'*{bprop.var_positional}' can only be used alone, as MindSpore's classic "
-            f"bprop(self, *{bprop.var_positional}) (inputs, then out, dout); with named parameters, "
-            "list them by name",
+            f"'{star}' can only be used alone, as MindSpore's classic "
+            f"bprop({star if spec.function else 'self, ' + star}) (inputs, then out, dout); with named "
+            "parameters, list them by name",
         )
     for name in _GRAD_NAMES:
         if bprop.get(name) is None:
@@ -398,16 +466,20 @@ def _check_bprop(spec: CellSpec) -> str:
             raise _fail(
                 spec,
                 "bprop",
-                f"parameter '{p.name}' has default {safe_repr(p.default)} but construct gives it {theirs}; "
-                "bprop always receives the value construct got, so drop the default or make it match",
+                f"parameter '{p.name}' has default {safe_repr(p.default)} but {spec.forward} gives it "
+                f"{theirs}; bprop always receives the value {spec.forward} got, so drop the default or "
+                "make it match",
             )
     if bprop.var_keyword is None:
         for cp in construct.params:
             if bprop.get(cp.name) is None:
+                which = f"{spec.input_word} '{cp.name}'"
+                if spec.function:
+                    which = f"parameter '{cp.name}' of {spec.qualname}"
                 raise _fail(
                     spec,
                     "bprop",
-                    f"construct parameter '{cp.name}' is missing from bprop; name it, or add "
+                    f"{which} is missing from bprop; name it, or add "
                     "'**kwargs' to receive the inputs bprop does not name",
                 )
     return BY_NAME
@@ -449,7 +521,7 @@ def check_returned_literal(
         if key not in names:
             msg = (
                 f"{where}: returns a gradient for '{key}', which is not a parameter of "
-                f"construct; expected names: ({expected})"
+                f"{spec.forward}; expected names: ({expected})"
             )
             error = KwCellDefinitionError(msg)
             error._kwcell_at_definition = True  # a dict return is kwcell's form: fail now
@@ -459,14 +531,18 @@ def check_returned_literal(
     if lenient and count > len(names):
         # MindSpore's own forms: MindSpore ignores gradients beyond the inputs; so does
         # kwcell, with a warning (they were probably meant for weights).
+        hint = (
+            "A function's backward gives gradients to its inputs only"
+            if spec.function
+            else "For weight gradients set self.internal_params and return (input_grads, {param: grad})"
+        )
         return (
             f"{where}: returns {count} gradients for {len(names)} input(s) ({expected}); "
-            f"MindSpore ignores the last {count - len(names)}, and so does kwcell. For "
-            "weight gradients set self.internal_params and return (input_grads, {param: grad})"
+            f"MindSpore ignores the last {count - len(names)}, and so does kwcell. {hint}"
         )
     msg = (
         f"{where}: returns {count} gradients, expected {len(names)}, one per "
-        f"construct parameter in this order: ({expected}); return a dict keyed by "
+        f"{spec.input_word} in this order: ({expected}); return a dict keyed by "
         "parameter name to give only some of them"
     )
     error = KwCellDefinitionError(msg)

@@ -46,6 +46,7 @@ from mypy.nodes import (
     MDEF,
     ArgKind,
     Block,
+    CallExpr,
     ClassDef,
     ComplexExpr,
     Context,
@@ -62,6 +63,7 @@ from mypy.nodes import (
     MemberExpr,
     NameExpr,
     OverloadedFuncDef,
+    RefExpr,
     ReturnStmt,
     StarExpr,
     Statement,
@@ -75,9 +77,9 @@ from mypy.nodes import (
     WhileStmt,
     WithStmt,
 )
-from mypy.plugin import ClassDefContext, Plugin
+from mypy.plugin import ClassDefContext, MethodContext, Plugin
 from mypy.server.trigger import make_trigger
-from mypy.types import LiteralType
+from mypy.types import LiteralType, Type
 
 from ._errors import KwCellDefinitionError
 from ._spec import EMPTY, BpropSpec, CellSpec, Param, Signature
@@ -88,6 +90,8 @@ from ._validate import (
     check_returned_literal,
     decorated_bprop,
     is_mindspore_form,
+    jit_on_bprop,
+    needs_rewrite,
     passes_through,
 )
 
@@ -186,14 +190,21 @@ def _own_functions(defn: ClassDef) -> dict[str, FuncDef]:
         node = stmt.func if isinstance(stmt, Decorator) else stmt
         if isinstance(node, FuncDef) and node.name in _METHODS and not node.is_static and not node.is_class:
             found[node.name] = node
+            if isinstance(stmt, Decorator) and any(_is_jit(d) for d in stmt.original_decorators):
+                _JITTED.add(id(node))
     return found
 
 
-def _signature(fn: FuncDef, source: Callable[[Expression], str]) -> Signature:
+# The FuncDefs being analysed that are decorated with MindSpore's jit (FuncDef has __slots__
+# and no weak references; the set is emptied after each class, see ``check_class``).
+_JITTED: set[int] = set()
+
+
+def _signature(fn: FuncDef, source: Callable[[Expression], str], *, has_self: bool = True) -> Signature:
     """``fn``'s signature as :func:`kwcell._spec.signature_of` reads it at runtime."""
     args = list(fn.arguments)
     self_name: str | None = None
-    if args and args[0].kind.is_positional():
+    if has_self and args and args[0].kind.is_positional():
         self_name = args.pop(0).variable.name
     params: list[Param] = []
     var_positional: str | None = None
@@ -219,7 +230,7 @@ def _kind(kind: ArgKind, pos_only: bool) -> inspect._ParameterKind:
     return inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
-def _cached_signature(fn: FuncDef) -> Signature:
+def _cached_signature(fn: FuncDef, *, has_self: bool = True) -> Signature:
     """``fn``'s signature from names and kinds only (a class read from mypy's cache).
 
     Defaults are not in the cache: a parameter that has one gets an unknown default, which is
@@ -227,7 +238,7 @@ def _cached_signature(fn: FuncDef) -> Signature:
     """
     names, kinds = list(fn.arg_names), list(fn.arg_kinds)
     self_name: str | None = None
-    if names and kinds[0].is_positional():
+    if has_self and names and kinds[0].is_positional():
         self_name = names.pop(0)
         kinds.pop(0)
     params: list[Param] = []
@@ -357,6 +368,7 @@ def _record(info: TypeInfo, own: dict[str, FuncDef], source: Callable[[Expressio
         if name == "bprop":
             data[name]["returns"] = _return_shapes(fn)
             data[name]["decorated"] = fn.is_decorated
+            data[name]["jit"] = id(fn) in _JITTED
     info.metadata[_META] = data
 
 
@@ -364,11 +376,17 @@ class _Method:
     """A ``construct`` or ``bprop`` as the plugin knows it, from source or from the cache."""
 
     def __init__(
-        self, signature: Signature, returns: list[list[Any]] | None, decorated: bool = False
+        self,
+        signature: Signature,
+        returns: list[list[Any]] | None,
+        decorated: bool = False,
+        jit: bool = False,
     ) -> None:
         self.signature = signature
         self.returns = returns or []
         self.decorated = decorated
+        #: decorated with MindSpore's ``jit`` (``@jit``, ``@ms.jit``, ``@mindspore.jit(...)``)
+        self.jit = jit
 
 
 def _method(owner: TypeInfo, name: str) -> _Method | None:
@@ -376,15 +394,27 @@ def _method(owner: TypeInfo, name: str) -> _Method | None:
     recorded = owner.metadata.get(_META, {}).get(name)
     if recorded is not None:
         signature = _decode_signature(recorded["signature"])
-        return _Method(signature, recorded.get("returns"), recorded.get("decorated", False))
+        return _Method(
+            signature, recorded.get("returns"), recorded.get("decorated", False), recorded.get("jit", False)
+        )
     sym = owner.names.get(name)
     node = sym.node if sym is not None else None
     decorated = isinstance(node, Decorator)
+    jit = isinstance(node, Decorator) and any(_is_jit(d) for d in node.original_decorators)
     if isinstance(node, Decorator):
         node = node.func
     if isinstance(node, FuncDef) and not node.is_static and not node.is_class:
-        return _Method(_cached_signature(node), None, decorated)
+        return _Method(_cached_signature(node), None, decorated, jit)
     return None
+
+
+def _is_jit(expr: Any) -> bool:
+    """Whether a decorator expression is MindSpore's ``jit`` (``jit``, ``ms.jit``, ``jit(...)``)."""
+    if isinstance(expr, CallExpr):
+        expr = expr.callee
+    if isinstance(expr, NameExpr | MemberExpr):
+        return expr.name == "jit"
+    return False
 
 
 def _settle_opaque_defaults(bprop: Signature, construct: Signature) -> Signature:
@@ -473,8 +503,13 @@ def check_class(
     at = where
     try:
         reading = check_bprop(spec)
-        if bprop.decorated:  # as the class statement, before bprop's returns
-            raise decorated_bprop(qualname)
+        if bprop.decorated and needs_rewrite(spec, reading):  # as the class statement
+            raise decorated_bprop(qualname, jit=bprop.jit)
+        if bprop.jit and reading != CLASSIC_ARGS:
+            jit = jit_on_bprop(qualname)
+            notes.append(
+                (f"{jit} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)
+            )
         if reading != CLASSIC_ARGS:
             for line, form, shape in bprop.returns:
                 # an own bprop's return is reported where it is; an inherited one's at the
@@ -495,8 +530,122 @@ def check_class(
         report(note, at, True)
 
 
+# -- kwcell.custom_bprop functions ---------------------------------------------------------
+#
+# ``@scaled.bprop`` is a call of ``CustomBprop.bprop``: a method hook sees it with the decorated
+# backward (the ``Decorator`` node is the call's context) and ``scaled``, whose own
+# ``Decorator`` node holds the function. The spec is the one kwcell.custom_bprop builds.
+
+_FUNCTION_BPROP = "kwcell._functional.CustomBprop.bprop"
+
+
+def _registration(ctx: MethodContext) -> tuple[FuncDef, FuncDef, int, Context] | None:
+    """``(function, backward, other decorators on the backward, where)`` of a registration."""
+    context = ctx.context
+    target: MemberExpr | None = None
+    if isinstance(context, Decorator):
+        backward = context.func
+        others = len(context.decorators) - 1
+        for d in context.decorators:
+            if isinstance(d, MemberExpr) and d.name == "bprop":
+                target = d
+    elif isinstance(context, CallExpr) and isinstance(context.callee, MemberExpr):
+        target = context.callee  # scaled.bprop(backward)
+        arg = ctx.args[0][0] if ctx.args and ctx.args[0] else None
+        node = arg.node if isinstance(arg, NameExpr) else None
+        if isinstance(node, Decorator):
+            backward, others = node.func, len(node.decorators)
+        elif isinstance(node, FuncDef):
+            backward, others = node, 0
+        else:
+            return None
+    else:
+        return None
+    owner = target.expr.node if target is not None and isinstance(target.expr, RefExpr) else None
+    if not isinstance(owner, Decorator):
+        return None  # not a decorated def that mypy can see: the runtime checks it
+    return owner.func, backward, others, context
+
+
+def _function_signature(fn: FuncDef, source: Callable[[Expression], str]) -> Signature:
+    if fn.arguments or not fn.arg_names:
+        return _signature(fn, source, has_self=False)
+    return _cached_signature(fn, has_self=False)  # read from mypy's cache: defaults unknown
+
+
+def check_function(
+    forward: FuncDef,
+    backward: FuncDef,
+    others: int,
+    where: Context,
+    report: Callable[[str, Context, bool], None],
+    lines: list[str],
+) -> None:
+    """Check one ``@scaled.bprop`` registration the way ``kwcell.custom_bprop`` does at runtime.
+
+    ``report`` is as for :func:`check_class`. The function's own problems (``*args``,
+    ``out``...) are reported at the function, the backward's at the registration.
+    """
+    source = _source_reader(lines)
+    fsig = _function_signature(forward, source)
+    construct = Signature("self", fsig.params, fsig.var_positional, fsig.var_keyword)
+    module, _, _ = forward.fullname.rpartition(".")
+    qualname = forward.name
+    try:
+        check_construct(CellSpec(module, qualname, construct, None, function=True))
+    except KwCellDefinitionError as exc:
+        report(str(exc), forward, False)
+        return
+    bsig = _settle_opaque_defaults(_signature(backward, source, has_self=False), construct)
+    spec = CellSpec(module, qualname, construct, BpropSpec(bsig, _is_classic(bsig)), function=True)
+    lenient = is_mindspore_form(bsig)
+    notes: list[tuple[str, Context]] = []
+    at = where
+    try:
+        if check_bprop(spec) != CLASSIC_ARGS:
+            if others:
+                raise decorated_bprop(qualname, function=True)
+            for line, form, shape in _return_shapes(backward):
+                at = Context(line=line)
+                if form == "dict":
+                    note = check_returned_literal(spec, line, keys=shape, lenient=lenient)
+                else:
+                    note = check_returned_literal(spec, line, count=shape, lenient=lenient)
+                if note is not None:
+                    notes.append((note, at))
+    except KwCellDefinitionError as exc:
+        if not lenient or exc._kwcell_at_definition:
+            report(str(exc), at, False)
+            return
+        notes = [(f"{exc} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)]
+    for note, at in notes:
+        report(note, at, True)
+
+
+def _on_function_bprop(ctx: MethodContext) -> Type:
+    found = _registration(ctx)
+    if found is None:
+        return ctx.default_return_type
+
+    def report(msg: str, where: Context, warning: bool) -> None:
+        if warning:
+            ctx.api.msg.note(msg, where, code=KWCELL_BPROP)
+        else:
+            ctx.api.fail(msg, where, code=KWCELL_BPROP)
+
+    forward, backward, others, where = found
+    tree = getattr(ctx.api, "tree", None)  # the module being checked (mypy's TypeChecker)
+    same_file = tree is not None and forward.fullname.rpartition(".")[0] == tree.fullname
+    check_function(forward, backward, others, where, report, _module_lines(ctx.api.path) if same_file else [])
+    return ctx.default_return_type
+
+
 class KwCellPlugin(Plugin):
-    """Checks every ``KwCell`` subclass's ``bprop`` against its ``construct``."""
+    """Checks every ``KwCell`` subclass's ``bprop`` against its ``construct``, and every
+    ``kwcell.custom_bprop`` function's backward against the function."""
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        return _on_function_bprop if fullname == _FUNCTION_BPROP else None
 
     def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
         if fullname == _KWCELL:
@@ -521,7 +670,10 @@ def _on_class(ctx: ClassDefContext) -> None:
     info = ctx.cls.info
     module = ctx.api.modules.get(info.module_name)
     lines = _module_lines(module.path) if module is not None else []
-    check_class(info, _own_functions(ctx.cls), report, lines)
+    try:
+        check_class(info, _own_functions(ctx.cls), report, lines)
+    finally:
+        _JITTED.clear()
     _stamp(ctx, info)
 
 

@@ -249,6 +249,126 @@ class Net(KwCell):
     def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
         return dout
 """,
+    # kwcell.custom_bprop functions: the same rules for a backward registered with @scaled.bprop
+    "function_valid": """
+import kwcell
+
+
+@kwcell.custom_bprop
+def scaled(x: ms.Tensor, w: float = 1.0, *, y: float = 0.0) -> ms.Tensor:
+    return w * ops.sin(x) + y
+
+
+@scaled.bprop
+def _(
+    x: ms.Tensor, w: float = 1.0, *, y: float = 0.0, out: ms.Tensor, dout: ms.Tensor
+) -> dict[str, ms.Tensor]:
+    return {"x": w * ops.cos(x) * dout}
+""",
+    "function_unknown_parameter": """
+import kwcell
+
+
+@kwcell.custom_bprop
+def scaled(x: ms.Tensor, w: float = 1.0, *, y: float = 0.0) -> ms.Tensor:
+    return w * ops.sin(x) + y
+
+
+@scaled.bprop
+def _(x: ms.Tensor, z: float, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+    return dout
+""",
+    "function_default_differs": """
+import kwcell
+
+
+@kwcell.custom_bprop
+def scaled(x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+    return w * x
+
+
+@scaled.bprop
+def _(x: ms.Tensor, w: float = 2.0, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+    return dout
+""",
+    "function_missing_parameter_mindspore_form": """
+import kwcell
+
+
+@kwcell.custom_bprop
+def scaled(x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+    return w * x
+
+
+@scaled.bprop
+def _(x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+    return dout
+""",
+    "function_returned_dict_unknown_key": """
+import kwcell
+
+
+@kwcell.custom_bprop
+def scaled(x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+    return w * x
+
+
+@scaled.bprop
+def _(x: ms.Tensor, w: float = 1.0, *, out: ms.Tensor, dout: ms.Tensor) -> dict[str, ms.Tensor]:
+    return {"x": dout, "scale": dout}
+""",
+    "function_mindspore_form_extra_gradient": """
+import kwcell
+
+
+@kwcell.custom_bprop
+def scaled(x: ms.Tensor, y: ms.Tensor) -> ms.Tensor:
+    return x * y
+
+
+@scaled.bprop
+def _(x: ms.Tensor, y: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> tuple[ms.Tensor, ms.Tensor, ms.Tensor]:
+    return y * dout, x * dout, dout
+""",
+    "function_ambiguous_positional_names": """
+import kwcell
+
+
+@kwcell.custom_bprop
+def scaled(x: ms.Tensor, y: ms.Tensor) -> ms.Tensor:
+    return x * y
+
+
+@scaled.bprop
+def _(y: ms.Tensor, x: ms.Tensor, o: ms.Tensor, g: ms.Tensor) -> tuple[ms.Tensor, ms.Tensor]:
+    return x * g, y * g
+""",
+    "function_classic_args": """
+import kwcell
+
+
+@kwcell.custom_bprop
+def scaled(x: ms.Tensor) -> ms.Tensor:
+    return ops.sin(x)
+
+
+@scaled.bprop
+def _(*args: ms.Tensor) -> tuple[ms.Tensor]:
+    return (ops.cos(args[0]) * args[2],)
+""",
+    "function_var_positional": """
+import kwcell
+
+
+@kwcell.custom_bprop
+def scaled(x: ms.Tensor, *more: ms.Tensor) -> ms.Tensor:
+    return x
+
+
+@scaled.bprop
+def _(x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+    return dout
+""",
 }
 
 Outcome = list[tuple[str, str]]  # (kind, message), kind "error" or "warning"
@@ -309,7 +429,7 @@ def plugin_outcomes(modules: Path, request: pytest.FixtureRequest) -> dict[str, 
         if match["severity"] == "error":
             if match["code"] == "  [kwcell-bprop]":  # the plugin's, not mypy's own checks
                 outcomes[name].append(("error", message))
-        elif re.match(r"(Net|Base|Child)\b", message):  # the plugin's notes, not mypy's hints
+        elif re.match(r"(Net|Base|Child|scaled)\b", message):  # the plugin's notes, not mypy's hints
             outcomes[name].append(("warning", message))
     return outcomes
 

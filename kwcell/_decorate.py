@@ -1,0 +1,204 @@
+"""``@kwcell.keyword_bprop``: KwCell's behaviour for a class that cannot change its base.
+
+A library's cells may carry a metaclass of their own (``class TrainStep(nn.Cell,
+metaclass=ABCMeta)`` is fine for ``KwCell``, whose metaclass derives from ``ABCMeta``, but any
+other metaclass conflicts) or bases the library controls. The decorator gives such a class,
+and every subclass of it, what ``KwCell`` gives its subclasses, without touching its bases or
+metaclass: its ``construct`` and ``bprop`` move into kwcell's slots (``kwcell._lookup``), the
+instance methods MindSpore's dispatch needs are added, and subclasses are set up and checked
+when their class statement runs (through ``__init_subclass__``, which every metaclass runs).
+
+What a metaclass would add and a decorator cannot: ``Sub.construct = f`` assigned on a class
+after its instances exist is seen by instances created afterwards (and by all of them for
+``Sub.bprop = f``), since nothing runs when a plain class attribute is assigned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+from mindspore import nn
+from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyped,unused-ignore]
+
+from ._cell import KwCell, _prebind
+from ._corecell import attach_core
+from ._errors import KwCellDefinitionError
+from ._info import resolved
+from ._lookup import is_slot
+from ._meta import _SLOTS, _warn_ungraded_parameters, check_class, slot_for
+from ._reuse import configure as _configure_reuse
+from ._spec import safe_repr
+
+__all__ = ["keyword_bprop"]
+
+_C = TypeVar("_C", bound=type)
+
+MANAGED = "_kwcell_managed"
+_super: Any = super  # two-argument super() with a class known only at run time
+# KwCell's instance methods that MindSpore's dispatch and pickling need; they use no
+# zero-argument super(), so the same functions serve a decorated class.
+_BEHAVIOUR = (
+    "_kwcell_core",
+    "_kwcell_plan",
+    "_kwcell_running_info",
+    "_kwcell_dispatcher",
+    "_kwcell_passes_through",
+    "_kwcell_face_of",
+    "_kwcell_instance_changed",
+    "__getstate__",
+    "__setstate__",
+)
+
+
+def _slotify(klass: type) -> None:
+    """Put ``klass``'s own construct and bprop into slots (checked to be methods)."""
+    for name, slot in _SLOTS.items():
+        found = klass.__dict__.get(name)
+        if found is None:
+            type.__setattr__(klass, name, slot(None, klass))
+        elif not is_slot(found):
+            type.__setattr__(klass, name, slot_for(klass.__qualname__, name, found, klass))
+
+
+def _reslot(cls: type) -> None:
+    """Slots again for construct/bprop assigned as plain attributes since (``Sub.bprop = f``)."""
+    for klass in cls.__mro__:
+        if klass is nn.Cell:
+            break
+        if MANAGED not in klass.__dict__:
+            continue
+        if any(n in klass.__dict__ and not is_slot(klass.__dict__[n]) for n in _SLOTS):
+            _slotify(klass)
+            check_class(klass)
+
+
+def _install(cls: type, compile_once: bool | None) -> None:
+    type.__setattr__(cls, MANAGED, True)
+    for name in _BEHAVIOUR:
+        if name not in cls.__dict__:
+            type.__setattr__(cls, name, KwCell.__dict__[name])
+    root: type = cls
+    original_init = cls.__dict__.get("__init__")
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        _reslot(type(self))
+        if original_init is not None:
+            original_init(self, *args, **kwargs)
+        else:
+            _super(root, self).__init__(*args, **kwargs)
+        if "_kwcell_core" not in self.__dict__ and resolved(type(self)) is not None:
+            attach_core(self)
+            if type(self).__init__ is __init__:  # nothing runs after this one: warn now
+                _warn_ungraded_parameters(self)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__doc__ = getattr(original_init, "__doc__", None)
+    type.__setattr__(cls, "__init__", __init__)
+
+    def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _prebind(self, args, kwargs)
+        return _super(root, self).__call__(*args, **kwargs)
+
+    if "__call__" not in cls.__dict__:
+        type.__setattr__(cls, "__call__", __call__)
+
+    def register_forward_hook(self: Any, hook_fn: Any, *args: Any, **kwargs: Any) -> Any:
+        # nn.Cell ignores forward hooks on a cell with a bprop: so does a decorated cell.
+        if self._kwcell_plan() is not None:
+            return HookHandle()
+        return _super(root, self).register_forward_hook(hook_fn, *args, **kwargs)
+
+    if "register_forward_hook" not in cls.__dict__:
+        type.__setattr__(cls, "register_forward_hook", register_forward_hook)
+
+    original_subclass_hook = cls.__dict__.get("__init_subclass__")
+
+    def __init_subclass__(sub: type, /, **kwargs: Any) -> None:
+        once = kwargs.pop("compile_once", None)
+        if original_subclass_hook is not None:
+            original_subclass_hook.__func__(sub, **kwargs)
+        else:
+            _super(root, sub).__init_subclass__(**kwargs)
+        _slotify(sub)
+        _configure_reuse(sub, once)
+        check_class(sub)
+
+    type.__setattr__(cls, "__init_subclass__", classmethod(__init_subclass__))
+    _slotify(cls)
+    _configure_reuse(cls, compile_once)
+    check_class(cls)
+
+
+@overload
+def keyword_bprop(cls: _C, /) -> _C: ...
+@overload
+def keyword_bprop(*, compile_once: bool | None = None) -> Callable[[_C], _C]: ...
+def keyword_bprop(cls: Any = None, /, *, compile_once: bool | None = None) -> Any:
+    """Give an `nn.Cell` subclass `KwCell`'s behaviour without changing its bases or metaclass.
+
+    Use it where a class cannot derive from [`kwcell.KwCell`][kwcell.KwCell]: a library base
+    with a metaclass of its own, or a hierarchy whose bases the library controls. Decorating a
+    base gives every subclass that defines `bprop` the same, as `KwCell` subclasses get it:
+    bprop is matched to construct by name, keyword calls and omitted defaults reach it in every
+    mode, and definitions are checked when the class statement runs. Decorating a `KwCell`, or
+    a class twice, changes nothing.
+
+    Args:
+        cls: The class to decorate (an `nn.Cell` subclass), when used as `@keyword_bprop`.
+        compile_once: As `class Act(KwCell, compile_once=True)`: one graph for the instances
+            whose graphs would be identical (subclasses inherit it), when used as
+            `@keyword_bprop(compile_once=True)`.
+
+    Returns:
+        The class itself, changed in place (or, called with only `compile_once`, the
+            decorator to apply).
+
+    Raises:
+        KwCellDefinitionError: `cls` is not an `nn.Cell` subclass, or its construct and
+            bprop do not fit together (the same errors as a `KwCell` class statement).
+
+    Example:
+        ```python
+        import numpy as np
+        from mindspore import Tensor, nn, ops
+
+        import kwcell
+
+
+        class LibraryMeta(type(nn.Cell)):  # a metaclass KwCell's could not be combined with
+            pass
+
+
+        @kwcell.keyword_bprop
+        class Base(nn.Cell, metaclass=LibraryMeta):
+            pass
+
+
+        class Act(Base):
+            def construct(self, x, w=1.0):
+                return w * ops.sin(x)
+
+            def bprop(self, x, w=1.0, *, out, dout):
+                return {"x": w * ops.cos(x) * dout}
+
+
+        x = Tensor(np.array([0.5, 1.0], np.float32))
+        assert np.allclose(kwcell.grad(Act())(x, w=2.0).asnumpy(), 2.0 * np.cos(x.asnumpy()))
+        ```
+    """
+
+    def decorate(klass: Any) -> Any:
+        if not (isinstance(klass, type) and issubclass(klass, nn.Cell)):
+            msg = f"keyword_bprop: expected a subclass of mindspore.nn.Cell, got {safe_repr(klass)}"
+            raise KwCellDefinitionError(msg)
+        if isinstance(klass, type(KwCell)):
+            return klass  # a KwCell already behaves so
+        if MANAGED in klass.__dict__:
+            return klass
+        _install(klass, compile_once)
+        return klass
+
+    if cls is None:
+        return decorate
+    return decorate(cls)

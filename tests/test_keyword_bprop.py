@@ -1,0 +1,140 @@
+"""``@kwcell.keyword_bprop``: KwCell's behaviour for hierarchies that keep their own base and
+metaclass (a library base with a metaclass of its own, mixins the library controls)."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pytest
+from mindspore import Tensor, nn, ops
+
+import kwcell
+from kwcell import KwCellDefinitionError
+
+X = np.array([0.3, 1.1], np.float32)
+W = 2.5
+
+
+class Registry(type):
+    """A library's own metaclass (it conflicts with KwCellMeta)."""
+
+    classes: list[str] = []  # noqa: RUF012 - the registry itself
+
+    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any], **kw: Any) -> Any:
+        cls = super().__new__(mcls, name, bases, ns, **kw)
+        mcls.classes.append(name)
+        return cls
+
+
+class LoggingMixin:
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+class CellMeta(Registry, type(nn.Cell)):  # type: ignore[misc]
+    pass
+
+
+@kwcell.keyword_bprop
+class LibraryBase(nn.Cell, LoggingMixin, metaclass=CellMeta):
+    """A library's base class: kwcell cannot become its base."""
+
+    def __init__(self, scale: float = 1.0) -> None:
+        super().__init__()
+        self.scale = scale
+
+
+class Scaled(LibraryBase):
+    def construct(self, x: Tensor, w: Any = 1.0, y: float = 0.0) -> Any:
+        return self.scale * w * ops.sin(x) + y
+
+    def bprop(self, x: Tensor, w: Any = 1.0, y: float = 0.0, *, out: Tensor, dout: Tensor) -> Any:
+        return {"x": self.scale * w * ops.cos(x) * dout}
+
+
+class Outer(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = Scaled(3.0)
+
+    def construct(self, x: Tensor) -> Any:
+        return self.inner(w=W, x=x)  # keywords in another order, y omitted
+
+
+def test_the_base_and_metaclass_are_kept() -> None:
+    assert type(Scaled) is CellMeta and "Scaled" in Registry.classes
+    assert Scaled.__mro__[1:] == LibraryBase.__mro__
+    assert Scaled(1.0).describe() == "Scaled"
+
+
+def test_keyword_calls_reach_bprop_by_name(mode: str) -> None:
+    g = kwcell.grad(Outer())(Tensor(X))
+    np.testing.assert_allclose(g.asnumpy(), 3.0 * W * np.cos(X), rtol=1e-6)
+    gx, gw = kwcell.grad(Scaled(2.0), grad_position=("x", "w"))(Tensor(X), w=Tensor(np.float32(W)))
+    np.testing.assert_allclose(gx.asnumpy(), 2.0 * W * np.cos(X), rtol=1e-6)
+    np.testing.assert_allclose(gw.asnumpy(), 0.0)
+
+
+def test_mindspore_sees_no_bprop_on_the_visible_cell() -> None:
+    net = Scaled()
+    assert getattr(net, "has_bprop") is False  # noqa: B009 - MindSpore's flag
+    assert Scaled.bprop.__qualname__ == "Scaled.bprop"
+
+
+def test_subclass_mistakes_fail_at_the_class_statement() -> None:
+    with pytest.raises(
+        KwCellDefinitionError, match=r"Bad\.bprop: parameter 'z' is not a parameter of construct"
+    ):
+
+        class Bad(LibraryBase):
+            def construct(self, x: Tensor) -> Any:
+                return x
+
+            def bprop(self, x: Tensor, z: Tensor, *, out: Tensor, dout: Tensor) -> Any:
+                return dout
+
+
+def test_bprop_assigned_to_a_subclass_later_is_used(mode: str) -> None:
+    class Later(LibraryBase):
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return (dout,)
+
+    def fivefold(self: Any, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (5 * ops.cos(x) * dout,)
+
+    Later.bprop = fivefold  # type: ignore[method-assign]  # a plain class attribute: no metaclass hook
+    net = Later()
+    np.testing.assert_allclose(kwcell.grad(net)(Tensor(X)).asnumpy(), 5 * np.cos(X), rtol=1e-6)
+
+
+def test_instances_pickle() -> None:
+    net = pickle.loads(pickle.dumps(Scaled(4.0)))
+    g = kwcell.grad(net)(Tensor(X), w=W)
+    np.testing.assert_allclose(g.asnumpy(), 4.0 * W * np.cos(X), rtol=1e-6)
+
+
+def test_only_cells_can_be_decorated() -> None:
+    with pytest.raises(
+        KwCellDefinitionError, match=r"keyword_bprop: expected a subclass of mindspore\.nn\.Cell"
+    ):
+        kwcell.keyword_bprop(int)
+
+
+def test_compile_once_on_the_decorator_is_inherited() -> None:
+    @kwcell.keyword_bprop(compile_once=True)
+    class Once(nn.Cell):
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return (ops.cos(x) * dout,)
+
+    class Child(Once):
+        pass
+
+    assert "compile once: on (inherited from " in kwcell.explain(Child)
