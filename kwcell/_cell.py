@@ -9,7 +9,7 @@ from mindspore import context, nn
 from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyped,unused-ignore]
 
 from ._codegen import ensure_written
-from ._corecell import attach_core
+from ._corecell import attach_core, core_of
 from ._info import PASSTHROUGH, KwCellInfo, plan, resolved
 from ._lookup import BpropSlot, ConstructSlot, instance_backward, instance_forward
 from ._meta import KwCellMeta
@@ -42,12 +42,13 @@ _NO_HOOK: Any = None
 
 
 class _LazyCore:
-    """``_kwcell_core`` of an instance that does not have one yet: made on first use."""
+    """``_kwcell_core``: an instance's core (kept outside its ``__dict__``), made on first use."""
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        return attach_core(obj)
+        core = core_of(obj)
+        return core if core is not None else attach_core(obj)
 
 
 class KwCell(nn.Cell, metaclass=KwCellMeta):
@@ -102,7 +103,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
             return None
         ensure_written(info.files["bprop"])  # the graph compiler reads generated code from a file
         state = self.__dict__
-        core = state.get("_kwcell_core")
+        core = core_of(self)
         if core is None:  # made now, not while MindSpore compiles the dispatcher
             core = attach_core(self)
         if type(core) is not info.core_cls:
@@ -172,3 +173,21 @@ def _prebind(cell: KwCell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Non
         info = cell._kwcell_running_info()
         if info is not None:
             info.bind(cell, *args, **kwargs)
+
+
+def _register_with_mindspore_rewrite() -> None:
+    """``mindspore.rewrite`` re-creates every base class of a network between it and
+    ``nn.Cell`` from its source; KwCell is a base as ``nn.Cell`` is (its source belongs to kwcell
+    and uses relative imports), so the rewrite stops at it."""
+    try:
+        from mindspore.rewrite.parsers.class_def_parser import (  # type: ignore[import-untyped,unused-ignore]
+            ClassDefParser,
+        )
+    except ImportError:  # pragma: no cover - a MindSpore without mindspore.rewrite
+        return
+    finals = getattr(ClassDefParser, "final_networks", None)
+    if isinstance(finals, list) and KwCell not in finals:
+        finals.append(KwCell)
+
+
+_register_with_mindspore_rewrite()

@@ -28,7 +28,7 @@ except (ImportError, AttributeError):  # pragma: no cover - then every core gets
     Cell_ = None
 _Cell: Any = nn.Cell
 
-__all__ = ["attach_core", "new_core"]
+__all__ = ["attach_core", "core_of", "new_core"]
 
 _PLAIN = (type(None), bool, int, float, str)
 _CONTAINERS = (dict, OrderedDict, set, list)
@@ -76,9 +76,19 @@ def new_core() -> nn.Cell:
     return core
 
 
+# owner -> its core. Not in the owner's ``__dict__``: code that copies a cell's state attribute
+# by attribute (``mindspore.rewrite``, a user's clone) would make the core a child cell of the
+# copy, still pointing at the original owner.
+_cores: weakref.WeakKeyDictionary[Any, nn.Cell] = weakref.WeakKeyDictionary()
+
+
+def core_of(cell: Any) -> nn.Cell | None:
+    return _cores.get(cell)
+
+
 def attach_core(cell: nn.Cell) -> nn.Cell:
     """Give a KwCell instance its core (a weak reference back, so no cycle and no child cell)."""
     core = new_core()
     object.__setattr__(core, "_kwcell_owner_ref", weakref.ref(cell))
-    object.__setattr__(cell, "_kwcell_core", core)
+    _cores[cell] = core
     return core

@@ -22,7 +22,7 @@ from mindspore import nn
 from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyped,unused-ignore]
 
 from ._cell import KwCell, _prebind
-from ._corecell import attach_core
+from ._corecell import attach_core, core_of
 from ._errors import KwCellDefinitionError
 from ._info import resolved
 from ._lookup import is_slot
@@ -87,7 +87,7 @@ def _install(cls: type, compile_once: bool | None) -> None:
             original_init(self, *args, **kwargs)
         else:
             _super(root, self).__init__(*args, **kwargs)
-        if "_kwcell_core" not in self.__dict__ and resolved(type(self)) is not None:
+        if core_of(self) is None and resolved(type(self)) is not None:
             attach_core(self)
             if type(self).__init__ is __init__:  # nothing runs after this one: warn now
                 _warn_ungraded_parameters(self)

@@ -25,7 +25,7 @@ from ._core import KwCellCore
 from ._deferred import graph_raiser
 from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
-from ._source import ZERO, parsable_source, rewrite_bprop
+from ._source import ZERO, no_source_reason, parsable_source, rewrite_bprop
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import (
     CORE,
@@ -43,6 +43,7 @@ from ._validate import (
     check_bprop,
     check_construct,
     decorated_bprop,
+    generator_bprop,
     is_mindspore_form,
     jit_on_bprop,
     needs_rewrite,
@@ -195,10 +196,8 @@ def _bprop_units(
     if rewritten is None:
         message = (
             f"{where}: GRAPH_MODE and @ms.jit compile bprop from its source text, and kwcell cannot "
-            "find source that matches this function (it was made by exec or in a REPL, is a lambda, "
-            "comes from a module without its .py file, or its file was edited after import). "
-            "Define the class in a .py file (reload the module after editing it), write bprop in "
-            "MindSpore's positional form in construct's order (which needs no source), or take this "
+            f"use this function's: {no_source_reason(bprop)}; or write bprop in MindSpore's "
+            "positional form, in construct's order (which needs no rewriting), or take this "
             "gradient in PYNATIVE mode"
         )
         graph = _raise_unit("graph", fmt, "RuntimeError", message, {})
@@ -259,6 +258,8 @@ def generate(
     extra = {"bprop_self": bprop_self, "super_name": super_name}
     try:
         reading = check_bprop(spec)
+        if inspect.isgeneratorfunction(inspect.unwrap(bprop)):
+            raise generator_bprop(cls.__qualname__)
         bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, None, lenient, token, **extra)  # type: ignore[arg-type]
     except KwCellDefinitionError as exc:
         if not lenient or exc._kwcell_at_definition:

@@ -104,12 +104,17 @@ def _variable_scalar(x: Any) -> bool:
 
 def _fill(grad: Any, x: Any, name: str, where: str) -> Any:
     """The gradient entry for input ``x`` (parameter ``name``) from what bprop gave for it."""
-    if x is None and grad is not None:
+    if x is None:
         # An input left out by ``used_bprop_inputs`` reaches bprop as None: its type is
-        # unknown here, so the gradient bprop gave is passed on as it is.
-        return grad
+        # unknown here, so what bprop gave is passed on as it is (None too: MindSpore then
+        # fills zeros of the input's shape, as for nn.Cell).
+        return grad if grad is not None or not in_graph() else zero(x)
     if grad is None:
         return zero(x)
+    if isinstance(x, dict) and isinstance(grad, dict):
+        # A dict input (``ms.mutable({...})``): MindSpore takes a dict of gradients for it,
+        # as bprop gave it (nn.Cell passes it on the same way).
+        return grad
     if isinstance(x, Tensor):
         return grad
     if isinstance(x, (tuple, list)):

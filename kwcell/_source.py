@@ -26,7 +26,7 @@ from ._returns import check_return
 from ._spec import CellSpec
 from ._validate import BY_POSITION, check_returned_literal, decorated_bprop
 
-__all__ = ["RewrittenBprop", "parsable_source", "rewrite_bprop", "stale_source"]
+__all__ = ["RewrittenBprop", "no_source_reason", "parsable_source", "rewrite_bprop", "stale_source"]
 
 
 ZERO = "_kwcell_zero"  # closure name of kwcell._runtime.zero in the rewritten bprop
@@ -282,6 +282,31 @@ def _rewritten_by_pytest(fn: Callable[..., Any]) -> bool:
     module = sys.modules.get(getattr(fn, "__module__", "") or "")
     loader = getattr(module, "__loader__", None)
     return type(loader).__name__ == "AssertionRewritingHook"
+
+
+def no_source_reason(fn: Callable[..., Any]) -> str:
+    """Why kwcell (and MindSpore's graph compiler) cannot use ``fn``'s source text."""
+    fn = inspect.unwrap(fn)
+    try:
+        lines, _ = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return (
+            "it was made by exec or in a REPL, or comes from a module without its .py file. Define "
+            "the class in a .py file"
+        )
+    if stale_source(fn):
+        return "its file was edited after import. Reload the module after editing it"
+    source = textwrap.dedent("".join(lines))
+    try:
+        with AST_LOCK:
+            ast.parse(source)
+    except SyntaxError:
+        return (
+            "its text does not parse once dedented: a line inside it starts at column 0 (a "
+            "continuation line or a multi-line string), which MindSpore's graph compiler cannot "
+            "read either. Indent that line with the function"
+        )
+    return "it is a lambda or is not a def statement. Write bprop as a def in the class"
 
 
 def parsable_source(fn: Callable[..., Any]) -> bool:

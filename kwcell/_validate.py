@@ -19,6 +19,7 @@ __all__ = [
     "check_construct",
     "check_returned_literal",
     "decorated_bprop",
+    "generator_bprop",
     "is_mindspore_form",
     "jit_on_bprop",
     "mindspore_errors",
@@ -253,6 +254,17 @@ def needs_rewrite(spec: CellSpec, reading: str) -> bool:
     if any(p.kind is KEYWORD_ONLY or p.has_default for p in bsig.params):
         return True
     return bsig.names != (*spec.names, "out", "dout")
+
+
+def generator_bprop(qualname: str) -> KwCellDefinitionError:
+    """A bprop that uses ``yield`` returns a generator, never gradients (GRAPH_MODE would fail
+    with "Unsupported expression 'Yield'")."""
+    error = KwCellDefinitionError(
+        f"{qualname}.bprop uses yield, so it returns a generator; return a tuple with one gradient "
+        "per construct parameter, a dict keyed by parameter name, or a Tensor for the first one"
+    )
+    error._kwcell_mindspore = mindspore_errors("generator_return")
+    return error
 
 
 def jit_on_bprop(qualname: str) -> KwCellDefinitionError:

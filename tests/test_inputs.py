@@ -373,3 +373,63 @@ ZEROS_LIKE_NETS = {"dict literal": MaskedShift(), "tuple variable": MaskedShiftV
 def test_generated_zeros_compile_next_to_ops_zeros_like(mode: str, name: str) -> None:
     got = grad_of(ZEROS_LIKE_NETS[name], mode, (0, 1))(Tensor(A), Tensor(Y))
     assert_same(got, (Y, ZEROS))
+
+
+# --- a dict input, and an input used_bprop_inputs leaves out ---------------------------------
+
+
+def _dict_cells() -> list[type[nn.Cell]]:
+    cells: list[type[nn.Cell]] = []
+    for base in (nn.Cell, KwCell):
+
+        class DictInput(base):  # type: ignore[valid-type,misc]
+            def construct(self, d: Any) -> Any:
+                return d["w"] * ops.sin(d["x"])
+
+            def bprop(self, d: Any, out: Any, dout: Any) -> Any:
+                return ({"x": d["w"] * ops.cos(d["x"]) * dout, "w": ops.sin(d["x"]) * dout},)
+
+        cells.append(DictInput)
+    return cells
+
+
+def _calling(net: nn.Cell) -> Callable[[Any], Any]:
+    def f(d: Any) -> Any:
+        return net(d)
+
+    return f
+
+
+def test_a_dict_input_gets_the_dict_bprop_gives_in_graph_mode() -> None:
+    """``ms.mutable({...})`` in GRAPH_MODE: nn.Cell passes bprop's dict on (it was 0 on KwCell)."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        x = np.array([0.5, 1.0], np.float32)
+        w = np.array([2.0, 3.0], np.float32)
+        for cls in _dict_cells():
+            g = ms.grad(_calling(cls()))(ms.mutable({"x": Tensor(x), "w": Tensor(w)}))
+            np.testing.assert_allclose(g["x"].asnumpy(), w * np.cos(x), rtol=1e-6)
+            np.testing.assert_allclose(g["w"].asnumpy(), np.sin(x), rtol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_none_for_an_input_used_bprop_inputs_leaves_out_is_zeros_as_on_nn_cell() -> None:
+    """PYNATIVE passes bprop None for inputs not in ``used_bprop_inputs``; a None gradient for
+    one is MindSpore's to fill (it was a broadcast RuntimeError naming no class)."""
+
+    class Used(KwCell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.used_bprop_inputs = [0]
+
+        def construct(self, x: Tensor, w: Tensor) -> Any:
+            return w * ops.sin(x)
+
+        def bprop(self, x: Tensor, w: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return (ops.cos(x) * dout, None)
+
+    x = np.array([0.5, 1.0], np.float32)
+    gx, gw = ms.grad(Used(), grad_position=(0, 1))(Tensor(x), Tensor(np.ones(2, np.float32)))
+    np.testing.assert_allclose(gx.asnumpy(), np.cos(x), rtol=1e-6)
+    np.testing.assert_allclose(gw.asnumpy(), np.zeros(2), rtol=1e-6)

@@ -363,3 +363,25 @@ def test_nn_cell_staticmethod_bprop_runs_in_pynative_only() -> None:
     np.testing.assert_allclose(ms.grad(PlainStatic())(Tensor(X)).asnumpy(), np.full(3, 5.0))
     ms.set_context(mode=ms.GRAPH_MODE)
     np.testing.assert_allclose(ms.grad(PlainStatic())(Tensor(X)).asnumpy(), np.full(3, 2.0))
+
+
+def test_a_bprop_that_yields_warns_then_raises_what_nn_cell_raises() -> None:
+    """A generator function is never a bprop: PYNATIVE's nn.Cell raises TypeError ("Unreasonable
+    data type"), GRAPH_MODE fails on the yield; kwcell names the class and says what to return."""
+    with pytest.warns(KwCellWarning, match=r"Yields\.bprop uses yield, so it returns a generator"):
+
+        class Yields(KwCell):
+            def construct(self, x: Tensor) -> Any:
+                return x * 2
+
+            def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+                yield dout
+
+    with pytest.raises(TypeError, match=r"Unreasonable data type: <class 'generator'>\.\n.*uses yield"):
+        ms.grad(Yields())(Tensor(X))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with pytest.raises(TypeError, match=r"Yields\.bprop uses yield"):
+            ms.grad(Yields())(Tensor(X))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -144,3 +144,24 @@ class Sin(KwCell):
 
 def test_source_in_the_repo_is_used_in_every_mode(mode: str) -> None:
     np.testing.assert_allclose(_grad(Sin()), np.cos(X), rtol=1e-6)
+
+
+# fmt: off
+class ColumnZero(KwCell):
+    def construct(self, x: Tensor, w: float = 1.0) -> Any:
+        return w * x
+
+    def bprop(self, x: Tensor, w: float = 1.0, *, out: Tensor, dout: Tensor) -> Any:
+        return {"x": w *
+dout}
+# fmt: on
+
+
+def test_a_column_zero_line_in_bprop_is_named_as_the_cause() -> None:
+    """Such a bprop fails in GRAPH_MODE on nn.Cell too (MindSpore dedents the source); kwcell's
+    message says what is wrong instead of blaming exec, a REPL or an edited file."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(_grad(ColumnZero()), np.full(3, 1.0), rtol=1e-6)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(RuntimeError, match=r"ColumnZero\.bprop: .* starts at column 0 .*Indent that line"):
+        _grad(ColumnZero())
