@@ -20,7 +20,7 @@ class KwCopy(Kw):
     """Kw, with PyNative calling the positional copy compiled for graphs (see main)."""
 
 
-_info = info_of(Kw)
+_info = info_of(KwCopy)  # the subclass's own plan (its token names the bprop its core calls)
 assert _info is not None
 setattr(KwCopy, f"_kwcell_bprop_{_info.token}", _info.positional_bprop)
 

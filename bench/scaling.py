@@ -211,13 +211,11 @@ def _instance_costs() -> dict[str, float]:
     """CPU microseconds to create and drop one cell: hand-written, KwCell, and a bare core."""
     from bench.cells import HandAct, KwAct
     from kwcell._corecell import new_core
-    from kwcell._meta import info_of
 
-    core_cls = info_of(KwAct).core_cls  # type: ignore[union-attr]
     kinds: dict[str, Callable[[], object]] = {
         "hand": HandAct,
         "kw": KwAct,
-        "core": lambda: new_core(core_cls),
+        "core": new_core,
     }
     times: dict[str, list[float]] = {name: [] for name in kinds}
     for fn in kinds.values():

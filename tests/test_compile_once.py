@@ -233,8 +233,11 @@ def test_in_a_jit_function() -> None:
 
         return fn
 
-    ours = kwcell.grad(forward(a, b, c))(Tensor(X)).asnumpy()
-    theirs = kwcell.grad(forward(ta, tb, tc))(Tensor(X)).asnumpy()
+    # Both jitted functions stay alive: MindSpore keys compiled jit graphs partly by object
+    # ids, and a function freed too early can hand its id (and graph) to the next one.
+    ours_fn, theirs_fn = forward(a, b, c), forward(ta, tb, tc)
+    ours = kwcell.grad(ours_fn)(Tensor(X)).asnumpy()
+    theirs = kwcell.grad(theirs_fn)(Tensor(X)).asnumpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
 
 

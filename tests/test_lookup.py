@@ -181,7 +181,7 @@ def test_mindspore_rewrite_rebuilds_a_network_holding_a_kwcell(tmp_path: Any, mo
     """``mindspore.rewrite`` re-creates a network's classes from source; it stops at KwCell as at
     nn.Cell (it copied kwcell's own source, relative imports and all), and the rebuilt network
     gives the same values and gradients."""
-    from mindspore.rewrite import SymbolTree
+    from mindspore.rewrite import SymbolTree  # type: ignore[import-untyped]
 
     monkeypatch.chdir(tmp_path)  # the rewrite writes its module under the working directory
     net = _RewriteNet()
