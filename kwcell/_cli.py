@@ -23,6 +23,10 @@ __all__ = ["main"]
 
 USAGE_ERROR = 2  # argparse's exit status for a bad command line; a missing target is one
 
+_DESCRIPTION = """\
+Tools for MindSpore cells with a custom bprop: find the cells whose bprop MindSpore would
+call with the wrong values, and KwCell classes whose definition fails."""
+
 _CHECK_DESCRIPTION = """\
 Import the given modules and report bprop hazards in their cells: KwCell classes whose
 definition fails, and plain nn.Cell classes whose bprop MindSpore would call with the wrong
@@ -67,6 +71,13 @@ def _codes_help() -> str:
     return "codes:\n" + re.sub(r"``([^`]+)``", r"\1", codes).strip()
 
 
+def _version() -> str:
+    """kwcell's version, read without importing the package's MindSpore parts."""
+    from . import __version__
+
+    return __version__
+
+
 def _looks_like_path(target: str) -> bool:
     return (
         "/" in target
@@ -83,8 +94,13 @@ def _usage_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     # "kwcell check" when run as the installed command, "python -m kwcell check" otherwise
     prog = "kwcell" if os.path.basename(sys.argv[0]) == "kwcell" else "python -m kwcell"
-    parser = argparse.ArgumentParser(prog=prog, description="Tools for MindSpore cells with a custom bprop.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=_DESCRIPTION,
+        epilog=f"Run '{prog} check --help' for what the check reports and the meaning of each code.",
+    )
+    parser.add_argument("--version", action="version", version=f"kwcell {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = commands.add_parser(
         "check",
         help="report bprop hazards in the cells of files, directories or modules",

@@ -136,28 +136,45 @@ def keyword_bprop(cls: _C, /) -> _C: ...
 @overload
 def keyword_bprop(*, compile_once: bool | None = None) -> Callable[[_C], _C]: ...
 def keyword_bprop(cls: Any = None, /, *, compile_once: bool | None = None) -> Any:
-    """Give an ``nn.Cell`` subclass ``KwCell``'s behaviour without changing its bases or metaclass.
+    """Give an `nn.Cell` subclass `KwCell`'s behaviour without changing its bases or metaclass.
 
-    Use it where a class cannot derive from :class:`kwcell.KwCell`: a library base with a
-    metaclass of its own, or a hierarchy whose bases the library controls. Decorating a base
-    gives every subclass that defines ``bprop`` the same, as ``KwCell`` subclasses get it: bprop
-    is matched to construct by name, keyword calls and omitted defaults reach it in every mode,
-    and definitions are checked when the class statement runs.
+    Use it where a class cannot derive from [`kwcell.KwCell`][kwcell.KwCell]: a library base
+    with a metaclass of its own, or a hierarchy whose bases the library controls. Decorating a
+    base gives every subclass that defines `bprop` the same, as `KwCell` subclasses get it:
+    bprop is matched to construct by name, keyword calls and omitted defaults reach it in every
+    mode, and definitions are checked when the class statement runs. Decorating a `KwCell`, or
+    a class twice, changes nothing.
 
     Args:
-        cls: the class to decorate (an ``nn.Cell`` subclass).
-        compile_once: as ``class Act(KwCell, compile_once=True)``: one graph for the instances
-            whose graphs would be identical (subclasses inherit it).
+        cls: The class to decorate (an `nn.Cell` subclass), when used as `@keyword_bprop`.
+        compile_once: As `class Act(KwCell, compile_once=True)`: one graph for the instances
+            whose graphs would be identical (subclasses inherit it), when used as
+            `@keyword_bprop(compile_once=True)`.
+
+    Returns:
+        The class itself, changed in place (or, called with only `compile_once`, the
+            decorator to apply).
 
     Raises:
-        KwCellDefinitionError: ``cls`` is not an ``nn.Cell`` subclass, or its construct and
-            bprop do not fit together (the same errors as a ``KwCell`` class statement).
+        KwCellDefinitionError: `cls` is not an `nn.Cell` subclass, or its construct and
+            bprop do not fit together (the same errors as a `KwCell` class statement).
 
-    Example::
+    Example:
+        ```python
+        import numpy as np
+        from mindspore import Tensor, nn, ops
+
+        import kwcell
+
+
+        class LibraryMeta(type(nn.Cell)):  # a metaclass KwCell's could not be combined with
+            pass
+
 
         @kwcell.keyword_bprop
         class Base(nn.Cell, metaclass=LibraryMeta):
-            ...
+            pass
+
 
         class Act(Base):
             def construct(self, x, w=1.0):
@@ -165,6 +182,11 @@ def keyword_bprop(cls: Any = None, /, *, compile_once: bool | None = None) -> An
 
             def bprop(self, x, w=1.0, *, out, dout):
                 return {"x": w * ops.cos(x) * dout}
+
+
+        x = Tensor(np.array([0.5, 1.0], np.float32))
+        assert np.allclose(kwcell.grad(Act())(x, w=2.0).asnumpy(), 2.0 * np.cos(x.asnumpy()))
+        ```
     """
 
     def decorate(klass: Any) -> Any:

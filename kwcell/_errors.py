@@ -44,13 +44,34 @@ class MindSporeError:
 
 
 class KwCellDefinitionError(TypeError):
-    """A ``KwCell`` subclass whose ``construct`` and ``bprop`` do not fit together.
+    """A `KwCell` subclass whose `construct` and `bprop` do not fit together.
 
-    Raised when the ``class`` statement runs. For a bprop in MindSpore's own form, a problem
-    ``nn.Cell`` reports only when the gradient is taken is a warning then, and this error
-    (also an instance of the class MindSpore raises for the mistake) when the gradient is
-    taken. The message names the class, the method and the parameter, and shows the
-    signature kwcell expected.
+    A `TypeError`. Raised when the `class` statement runs (or when `Net.bprop` or
+    `Net.construct` is assigned later) for kwcell's own bprop forms. The message names the
+    class, the method and the parameter, and shows the signature kwcell expected; the error
+    reference lists every message with the fix. A bprop in MindSpore's own positional form
+    keeps MindSpore's timing: a [`KwCellWarning`][kwcell.KwCellWarning] when the class is
+    created, and this error when the gradient is taken, which is then also an instance of the
+    exception MindSpore raises there (`ValueError`, `RuntimeError`, ...).
+
+    Example:
+        ```python
+        from mindspore import ops
+
+        from kwcell import KwCell, KwCellDefinitionError
+
+        try:
+
+            class Net(KwCell):
+                def construct(self, x, w=1.0):
+                    return w * ops.sin(x)
+
+                def bprop(self, x, z, *, out, dout):
+                    return {"x": z * ops.cos(x) * dout}
+
+        except KwCellDefinitionError as exc:
+            assert str(exc).startswith("Net.bprop: parameter 'z' is not a parameter of construct")
+        ```
     """
 
     #: Whether the error is raised at class creation even for a bprop written in MindSpore's
@@ -65,14 +86,70 @@ class KwCellDefinitionError(TypeError):
 
 
 class GradcheckError(AssertionError):
-    """A custom ``bprop`` disagrees with finite differences of ``construct``."""
+    """A custom `bprop` disagrees with finite differences of `construct`.
+
+    An `AssertionError`, raised by [`kwcell.gradcheck`][kwcell.gradcheck], so that a failing
+    check fails a test. The message is a table with one line per floating-point input: name,
+    shape, largest absolute and relative error, the index of the worst element, the bprop's
+    and the finite difference's values there, and PASS or FAIL.
+
+    Example:
+        ```python
+        import numpy as np
+        from mindspore import Tensor, ops
+
+        import kwcell
+        from kwcell import GradcheckError, KwCell
+
+
+        class Wrong(KwCell):
+            def construct(self, x):
+                return ops.sin(x)
+
+            def bprop(self, x, out, dout):
+                return (ops.sin(x) * dout,)  # should be cos
+
+
+        try:
+            kwcell.gradcheck(Wrong(), Tensor(np.array([0.5, 1.0], np.float32)))
+        except GradcheckError as exc:
+            assert "disagrees with finite differences of construct for 'x'" in str(exc)
+        ```
+    """
 
 
 class KwCellWarning(UserWarning):
-    """Something MindSpore would do silently that is probably not what the user meant.
+    """Something MindSpore would do silently, or report only later, that is probably a mistake.
 
-    For example: a ``KwCell`` with trainable parameters whose ``bprop`` gives them no
-    gradient (MindSpore uses zeros). Issued once per class.
+    A `UserWarning`. Given for a `KwCell` with trainable parameters whose `bprop` gives them
+    no gradient (MindSpore uses zeros; once per class), for extra returned gradients (ignored,
+    as MindSpore ignores them), and, when the class is created, for a problem of a bprop in
+    MindSpore's own form that `nn.Cell` reports only when the gradient is taken (the gradient
+    then raises [`KwCellDefinitionError`][kwcell.KwCellDefinitionError]). Turn it into an error
+    with `warnings.simplefilter("error", kwcell.KwCellWarning)` or pytest's
+    `-W error::kwcell.KwCellWarning`.
+
+    Example:
+        ```python
+        import warnings
+
+        from mindspore import ops
+
+        from kwcell import KwCell, KwCellWarning
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+
+            class Net(KwCell):
+                def construct(self, x):
+                    return x * 2.0
+
+                def bprop(self, x, out, dout):
+                    return 2.0 * dout, dout  # one gradient too many: ignored
+
+        (warning,) = caught
+        assert warning.category is KwCellWarning and "returns 2 gradients for 1 input" in str(warning.message)
+        ```
     """
 
 

@@ -101,14 +101,43 @@ def _explain_function(fn: CustomBprop[..., object]) -> str:
 
 
 def explain(cls: type | nn.Cell | CustomBprop[..., object]) -> str:
-    """What kwcell made of ``cls`` (a class, or an instance of one), as text.
+    """What kwcell made of `cls` (a class, or an instance of one), as text.
 
-    For a ``KwCell`` with a bprop: construct's and bprop's signatures, the bprop style
-    (named, ``**kwargs``, or MindSpore's classic ``bprop(self, *args)``), one line per construct
-    parameter (order, kind, default, how bprop receives it), then the source of every
-    function kwcell generated for the class. For other classes it says why there is nothing
-    to show. A ``kwcell.custom_bprop`` function is explained the same way, its parameters in
-    place of construct's.
+    For a `KwCell` with a bprop: construct's and bprop's signatures, the bprop style
+    (named, `**kwargs`, MindSpore's positional form, or the classic `bprop(self, *args)`),
+    one line per construct parameter (order, kind, default, how bprop receives it), then the
+    source of every function kwcell generated for the class, as tracebacks and
+    `inspect.getsource` show it. A [`kwcell.custom_bprop`][kwcell.custom_bprop] function is
+    explained the same way, its parameters in place of construct's.
+
+    It raises nothing: for a class kwcell generated nothing for (a cell without bprop, a
+    plain `nn.Cell` with one, any other object) the text says why.
+
+    Args:
+        cls: A cell class, a cell instance, or a `kwcell.custom_bprop` function.
+
+    Returns:
+        The explanation, ending with a newline.
+
+    Example:
+        ```python
+        from mindspore import ops
+
+        import kwcell
+        from kwcell import KwCell
+
+
+        class Scaled(KwCell):
+            def construct(self, x, w=1.0):
+                return w * ops.sin(x)
+
+            def bprop(self, x, *, out, dout, **rest):
+                return {"x": rest["w"] * ops.cos(x) * dout}
+
+
+        text = kwcell.explain(Scaled)
+        assert "1  w          positional or keyword  1.0      rest['w']" in text
+        ```
     """
     if function_info(cls) is not None:
         return _explain_function(cls)  # type: ignore[arg-type]

@@ -333,29 +333,54 @@ def custom_bprop(fn: Callable[_P, _R], /) -> CustomBprop[_P, _R]: ...
 @overload
 def custom_bprop(*, compile_once: bool = False) -> Callable[[Callable[_P, _R]], CustomBprop[_P, _R]]: ...
 def custom_bprop(fn: Any = None, /, *, compile_once: bool = False) -> Any:
-    """Give a function a custom backward, with the rules of a ``KwCell``'s ``bprop``.
+    """Give a function a custom backward, with the rules of a `KwCell`'s `bprop`.
 
-    ::
+    Register the backward with `@fn.bprop`. It names the function's parameters (any order,
+    keyword-only, defaults that match, `**kwargs` for the rest), plus `out` and `dout`, and
+    returns a tuple, a dict keyed by parameter name, or one Tensor, exactly as a `KwCell`'s
+    bprop does. The decorated function accepts keywords and omitted defaults in PYNATIVE, in
+    GRAPH_MODE cells, in `@ms.jit` functions and in outer graphs, and works with
+    [`kwcell.grad`][kwcell._grad.grad]/`value_and_grad` (named positions),
+    [`gradcheck`][kwcell.gradcheck] and [`explain`][kwcell.explain]. It keeps the function's
+    name, signature, docstring and annotations.
+
+    Args:
+        fn: The function, when used as `@custom_bprop`.
+        compile_once: Passed on to the generated `KwCell` class when used as
+            `@custom_bprop(compile_once=True)`; accepted, and results are the same as without it.
+
+    Returns:
+        The function, callable as before once a backward is registered, with a `bprop`
+            method to register it (or, called with only `compile_once`, the decorator).
+
+    Raises:
+        KwCellDefinitionError: The function's own signature cannot have a backward (`*args`,
+            a parameter named `out`), when it is decorated; a backward that breaks a rule,
+            or a second backward, when it is registered (naming the function and the
+            parameter); a call before a backward is registered. It is a `TypeError`.
+        TypeError: `compile_once` is not a bool.
+
+    Example:
+        ```python
+        import numpy as np
+        from mindspore import Tensor, ops
+
+        import kwcell
+
 
         @kwcell.custom_bprop
         def scaled(x, w=1.0, *, y=0.0):
             return w * ops.sin(x) + y
 
+
         @scaled.bprop
         def _(x, w=1.0, *, y=0.0, out, dout):  # matched by name; no self
             return {"x": w * ops.cos(x) * dout}  # inputs left out get zeros
 
-    The backward names the function's parameters (any order, keyword-only, defaults that
-    match, ``**kwargs`` for the rest), plus ``out`` and ``dout``, and returns a tuple, a dict
-    keyed by parameter name, or one Tensor, exactly as a ``KwCell``'s bprop does; one that
-    breaks a rule is refused when it is registered, with a ``KwCellDefinitionError`` naming
-    the function and the parameter. ``scaled(...)`` accepts keywords and omitted defaults in
-    PYNATIVE, in GRAPH_MODE cells, in ``@ms.jit`` functions and in outer graphs, and works
-    with ``kwcell.grad``/``value_and_grad`` (named positions), ``gradcheck`` and ``explain``.
-    Calling it before a backward is registered raises ``KwCellDefinitionError``.
 
-    ``compile_once=True`` is passed on to the generated ``KwCell`` class (one graph for the
-    function's calls where MindSpore can share it) when this version of kwcell supports it.
+        x = Tensor(np.array([0.5, 1.0], np.float32))
+        assert np.allclose(kwcell.grad(scaled)(x, y=1.0, w=3.0).asnumpy(), 3.0 * np.cos(x.asnumpy()))
+        ```
     """
     if not isinstance(compile_once, bool):
         msg = f"kwcell.custom_bprop: compile_once must be True or False, got {safe_repr(compile_once)}"

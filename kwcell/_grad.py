@@ -206,11 +206,52 @@ def grad(
     has_aux: bool = False,
     return_ids: bool = False,
 ) -> Callable[..., Any]:
-    """:func:`mindspore.grad` that accepts keyword arguments at the call, in every mode.
+    """`mindspore.grad` that accepts keyword arguments at the call, in every mode.
 
-    ``grad_position`` counts the parameters of ``fn`` (for a cell, of its ``construct``) and
-    may name them: ``kwcell.grad(net, grad_position=("x", "y"))(a, y=b)``. The result has
-    ``fn``'s signature, so keyword calls bind inside ``@ms.jit`` functions and cells too.
+    The gradient function has `fn`'s own signature (for a cell, its `construct`'s), so a call
+    binds keywords and fills defaults as a call of `fn` does, at top level, inside `@ms.jit`
+    functions and inside GRAPH_MODE cells. It works for any `nn.Cell` or function, not only a
+    `KwCell`. Create it once and reuse it: MindSpore caches compiled graphs per gradient
+    function.
+
+    Args:
+        fn: The cell or function to differentiate.
+        grad_position: Which parameters to differentiate: an index, a parameter name, or a
+            tuple of them. Indices count the parameters of `fn` (for a cell, of `construct`),
+            not the arguments of the call. `None` differentiates `weights` only.
+        weights: Parameters to differentiate too (`net.trainable_params()`), or `None`.
+        has_aux: As in `mindspore.grad`: `fn` returns `(output, aux...)` and only the
+            output is differentiated.
+        return_ids: As in `mindspore.grad`: pair each gradient with its position or
+            parameter name.
+
+    Returns:
+        A function with `fn`'s signature that returns what `mindspore.grad` returns: a Tensor
+            for one position, a tuple for several, `(inputs, weights)` with `weights`.
+
+    Raises:
+        ValueError: `grad_position` names a parameter `fn` does not have.
+        TypeError: Called inside a graph with keyword arguments when `fn` takes
+            `*args`/`**kwargs` (there are no names to bind them to), or for a callable
+            MindSpore cannot compile (a `functools.partial`) that has keyword-only
+            parameters. Bad calls raise the `TypeError` a call of `fn` raises.
+
+    Example:
+        ```python
+        import numpy as np
+        from mindspore import Tensor, ops
+
+        import kwcell
+
+
+        def f(x, w=1.0, *, y):
+            return (w * ops.sin(x) + y * x).sum()
+
+
+        x = Tensor(np.array([0.5, 1.0], np.float32))
+        gx, gy = kwcell.grad(f, grad_position=("x", "y"))(x, y=Tensor(np.ones(2, np.float32)))
+        assert np.allclose(gx.asnumpy(), np.cos(x.asnumpy()) + 1) and np.allclose(gy.asnumpy(), x.asnumpy())
+        ```
     """
     return _make("grad", ms.grad, fn, grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids)
 
@@ -222,7 +263,49 @@ def value_and_grad(
     has_aux: bool = False,
     return_ids: bool = False,
 ) -> Callable[..., Any]:
-    """:func:`mindspore.value_and_grad` that accepts keyword arguments at the call, in every mode."""
+    """`mindspore.value_and_grad` that accepts keyword arguments at the call, in every mode.
+
+    The same as [`kwcell.grad`][kwcell._grad.grad], returning `fn`'s value with the gradients.
+
+    Args:
+        fn: The cell or function to differentiate.
+        grad_position: Which parameters to differentiate: an index, a parameter name, or a
+            tuple of them, counting the parameters of `fn` (for a cell, of `construct`).
+            `None` differentiates `weights` only.
+        weights: Parameters to differentiate too (`optimizer.parameters`), or `None`.
+        has_aux: As in `mindspore.value_and_grad`: `fn` returns `(output, aux...)` and only
+            the output is differentiated.
+        return_ids: As in `mindspore.value_and_grad`: pair each gradient with its position or
+            parameter name.
+
+    Returns:
+        A function with `fn`'s signature that returns `(value, gradients)`, the gradients
+            shaped as `mindspore.value_and_grad` shapes them.
+
+    Raises:
+        ValueError: `grad_position` names a parameter `fn` does not have.
+        TypeError: As for [`kwcell.grad`][kwcell._grad.grad].
+
+    Example:
+        ```python
+        import numpy as np
+        from mindspore import Tensor, nn
+
+        import kwcell
+
+        net, loss_fn = nn.Dense(2, 1), nn.MSELoss()
+
+
+        def forward(x, *, target):
+            return loss_fn(net(x), target)
+
+
+        grad_fn = kwcell.value_and_grad(forward, None, net.trainable_params())
+        x, y = Tensor(np.ones((4, 2), np.float32)), Tensor(np.zeros((4, 1), np.float32))
+        loss, (gw, gb) = grad_fn(x, target=y)
+        assert gw.shape == (1, 2) and gb.shape == (1,)
+        ```
+    """
     return _make(
         "value_and_grad",
         ms.value_and_grad,

@@ -299,32 +299,66 @@ def gradcheck(
     rtol: float = 1e-2,
     **kwargs: Any,
 ) -> bool:
-    """Check ``cell``'s custom bprop against central finite differences of its ``construct``.
+    """Check `cell`'s custom bprop against central finite differences of its `construct`.
 
-    ``cell`` is called as ``cell(*args, **kwargs)``, exactly as written, so a call that passes
-    inputs by keyword is checked as such. For every floating-point Tensor among ``args`` and
-    ``kwargs`` the gradient of ``sum(cell(...) * v)`` (``v`` a fixed-seed random cotangent with
+    `cell` is called as `cell(*args, **kwargs)`, exactly as written, so a call that passes
+    inputs by keyword is checked as such. For every floating-point Tensor among `args` and
+    `kwargs` the gradient of `sum(cell(...) * v)` (`v` a fixed-seed random cotangent with
     the output's shape, so that every output element matters) is taken twice:
 
-    * through autodiff (:func:`kwcell.grad`), which runs the custom bprop, and
-    * by central differences, ``(f(x + eps) - f(x - eps)) / 2 eps`` element by element, with
+    * through autodiff ([`kwcell.grad`][kwcell._grad.grad]), which runs the custom bprop, and
+    * by central differences, `(f(x + eps) - f(x - eps)) / 2 eps` element by element, with
       plain forward calls (no autodiff).
 
-    An element passes when ``|bprop - finite_diff| <= atol + rtol * |finite_diff|``.
-    The check runs in float64 (floating inputs are cast) when the cell accepts it, otherwise
-    in the inputs' own dtype; the error message says which. It works in PYNATIVE and
-    GRAPH_MODE (the current mode), for a ``KwCell`` or any ``nn.Cell``.
-
-    Cost: one forward, one forward+backward, and **2 forward evaluations per element** of
-    every floating Tensor input -- use small inputs.
-
-    Returns ``True``; otherwise raises :class:`kwcell.GradcheckError` (an ``AssertionError``)
-    whose message is a table with one line per input: name, shape, largest absolute and
-    relative error, the index of the worst element, and the two values there.
+    An element passes when `|bprop - finite_diff| <= atol + rtol * |finite_diff|`. The check
+    runs in float64 (floating inputs are cast) when the cell accepts it, otherwise in the
+    inputs' own dtype; the error message says which. It runs in the current mode, PYNATIVE or
+    GRAPH_MODE (call it once per mode to check both), for a `KwCell` or any `nn.Cell`.
     Tensors nested in tuples and the cell's Parameters are not checked.
 
-    ``cell`` may also be a :func:`kwcell.custom_bprop` function: its backward is checked
-    against finite differences of the function, called as ``cell(*args, **kwargs)``.
+    Cost: one forward, one forward and backward, and **2 forward evaluations per element** of
+    every floating Tensor input: use small inputs.
+
+    Args:
+        cell: The cell to check, or a `kwcell.custom_bprop` function (its backward is
+            checked against finite differences of the function).
+        *args: Positional arguments of the call, as you would pass them.
+        eps: The finite-difference step.
+        atol: Absolute tolerance.
+        rtol: Relative tolerance, against the finite difference.
+        **kwargs: Keyword arguments of the call, as you would pass them.
+
+    Returns:
+        `True` when every element of every floating Tensor input passes.
+
+    Raises:
+        GradcheckError: Some input's gradient disagrees (an `AssertionError`); the message is
+            a table with one line per input: name, shape, largest absolute and relative
+            error, the index of the worst element, and the two values there.
+        TypeError: `cell` is neither an `nn.Cell` nor a `kwcell.custom_bprop` function.
+        KwCellDefinitionError: `cell` is a `kwcell.custom_bprop` function with no backward
+            registered yet.
+        ValueError: No argument is a floating-point Tensor.
+
+    Example:
+        ```python
+        import numpy as np
+        from mindspore import Tensor, ops
+
+        import kwcell
+        from kwcell import KwCell
+
+
+        class Scaled(KwCell):
+            def construct(self, x, w=1.0):
+                return w * ops.sin(x)
+
+            def bprop(self, x, w=1.0, *, out, dout):
+                return {"x": w * ops.cos(x) * dout}
+
+
+        assert kwcell.gradcheck(Scaled(), Tensor(np.array([0.5, 1.0], np.float32)), w=2.0)
+        ```
     """
     target = _target(cell)
     inputs = _inputs(target, args, kwargs)

@@ -1,10 +1,11 @@
 """Data parallel on MindSpore's own engine: ``msrun`` with 2 CPU workers over loopback.
 
-Runs the README's ``msrun`` command as written (virtualenv activated, ``GLOG_v=3``), with only
-the port, log directory and output directory replaced; each rank trains the KwCell network of
-examples/data_parallel.py on its half of the batch with all-reduced (averaged) gradients and
-saves its parameters. The run must end with the README's ``OK: both ranks ...`` line, both
-ranks must end equal, and equal to one process training on the full batch.
+Runs the ``msrun`` command of docs/guides/training.md as written (virtualenv activated,
+``GLOG_v=3``), with only the port, log directory and output directory replaced; each rank
+trains the KwCell network of examples/data_parallel.py on its half of the batch with
+all-reduced (averaged) gradients and saves its parameters. The run must end with the guide's
+``OK: both ranks ...`` line, both ranks must end equal, and equal to one process training on
+the full batch.
 
 Marked slow (about 20 s per mode, two MindSpore processes each): ``.ci/run`` runs it.
 """
@@ -30,11 +31,11 @@ ACTIVATE = ". .venv/bin/activate && "
 OK_LINE = "OK: both ranks ended with the same parameters after 5 steps"
 
 
-def _readme_msrun_command() -> str:
-    """The README's line that runs examples/data_parallel.py under msrun."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def _guide_msrun_command() -> str:
+    """The training guide's line that runs examples/data_parallel.py under msrun."""
+    text = (ROOT / "docs" / "guides" / "training.md").read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if "msrun " in line and line.startswith(". .venv")]
-    assert len(lines) == 1, "README shows one msrun command, starting with '. .venv/bin/activate && '"
+    assert len(lines) == 1, "the guide shows one msrun command, starting with '. .venv/bin/activate && '"
     return lines[0]
 
 
@@ -64,8 +65,8 @@ def _run(cmd: list[str], log: Path) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("exec_mode", ["pynative", "graph"])
-def test_readme_msrun_command_two_ranks_equal_full_batch(exec_mode: str, tmp_path: Path) -> None:
-    command = _readme_msrun_command()
+def test_guide_msrun_command_two_ranks_equal_full_batch(exec_mode: str, tmp_path: Path) -> None:
+    command = _guide_msrun_command()
     assert command.startswith(ACTIVATE + "GLOG_v=3 msrun ")
     # this interpreter's virtualenv (in CI and for developers: .venv in the checkout)
     activate = Path(sys.executable).parent / "activate"

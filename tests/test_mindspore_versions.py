@@ -3,10 +3,10 @@
 The whole suite runs on 2.10 (the development virtualenv). For each older minor version this
 creates a virtualenv with that MindSpore from the package registry (CI reaches PyPI), installs
 kwcell into it without dependencies, checks with ``pip check`` that kwcell's declared range
-admits that MindSpore, runs the core tests there, and measures what README's version table
-says differs (tests/scripts/version_probe.py; on 2.10 in the default run). It needs the
-network and minutes, so it is marked slow: the default ``pytest`` run skips it and ``.ci/run``
-runs it as a separate step.
+admits that MindSpore, runs the core tests there, and measures what the version table of
+docs/getting-started.md says differs (tests/scripts/version_probe.py; on 2.10 in the default
+run). It needs the network and minutes, so it is marked slow: the default ``pytest`` run skips
+it and ``.ci/run`` runs it as a separate step.
 With ``KWCELL_CI_CACHE`` set (``.ci/run`` sets it), each virtualenv is kept in that directory
 and reused while it still imports a MindSpore of the right series.
 
@@ -46,11 +46,12 @@ OLDER = {
     "2.9": "mindspore==2.9.0",
 }
 NEWEST = "2.10"  # the development virtualenv's; the whole suite runs there
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+# The version table ("Supported versions").
+README = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
 PROBE = ROOT / "tests" / "scripts" / "version_probe.py"
 
 # What tests/scripts/version_probe.py measures, per series: the start of each outcome, for
-# nn.Cell and for KwCell. README's version table says the same in its row for the series.
+# nn.Cell and for KwCell. The version table says the same in its row for the series.
 DEFAULTS = "defaults omitted, PYNATIVE"
 SWITCH = "gradient function reused after switching to GRAPH_MODE"
 BYTES = "non-UTF-8 bytes argument, backward"
@@ -63,7 +64,7 @@ EXPECTED = {
     "2.9": {DEFAULTS: ("right", "right"), SWITCH: (NO_TOP_CELL, NO_TOP_CELL), BYTES: ("right", "right")},
     "2.10": {DEFAULTS: ("right", "right"), SWITCH: ("right", "right"), BYTES: (NOT_UTF8, NOT_UTF8)},
 }
-# How README's table says each outcome start (a cell of the row holds it).
+# How the version table says each outcome start (a cell of the row holds it).
 IN_README = {
     MISSING_OUT: (
         "error: `bprop() missing 2 required positional arguments: 'out' and 'dout'`; `KwCell`: right"
@@ -95,12 +96,12 @@ def test_every_declared_minor_version_is_tested() -> None:
 
 
 def _check_outcomes(series: str, measured: dict[str, dict[str, str]]) -> None:
-    """The measured outcomes are the expected ones, and README's row for the series says so."""
+    """The measured outcomes are the expected ones, and the version table's row for the series says so."""
     for name, (plain, kw) in EXPECTED[series].items():
         assert measured[name]["nn.Cell"].startswith(plain), (series, name, measured[name])
         assert measured[name]["KwCell"].startswith(kw), (series, name, measured[name])
     row = re.search(rf"^\| {re.escape(series)}(?:\.\d+)? \|(.+)\|$", README, re.MULTILINE)
-    assert row, f"README's version table has no row for MindSpore {series}"
+    assert row, f"docs/getting-started.md's version table has no row for MindSpore {series}"
     cells = [cell.strip() for cell in row.group(1).split("|")]
     assert len(cells) == len(EXPECTED[series]) + 1  # the last column says what kwcell does
     for cell, (plain, _) in zip(cells, EXPECTED[series].values(), strict=False):

@@ -4,7 +4,7 @@
   the installed MindSpore (``--check``), and ``stubtest`` finds no difference from the runtime;
 - the kwcell wheel ships no stubs (installing kwcell changes nothing for code that does not use
   it) and the stub distribution (``stubs/pyproject.toml``) ships all of them;
-- README's coverage table is what ``stubs/coverage.py`` prints.
+- The static-checking guide's coverage table is what ``stubs/coverage.py`` prints.
 
 What the stubs report on user code is tested in tests/test_typing.py (ms_program.py: no false
 error; ms_bugs.py: every seeded bug caught).
@@ -33,14 +33,15 @@ def test_committed_stubs_are_what_the_generator_makes() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_readme_quotes_the_coverage_script() -> None:
+def test_static_checking_guide_quotes_the_coverage_script() -> None:
     result = _run(sys.executable, str(STUBS / "coverage.py"))
     assert result.returncode == 0, result.stderr
     table = [line for line in result.stdout.splitlines() if line.startswith("|")]
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    guide = (REPO / "docs" / "guides" / "static-checking.md").read_text(encoding="utf-8")
     assert len(table) > 2
-    assert "\n".join(table) in readme, (
-        "README's stub coverage table differs from stubs/coverage.py:\n" + "\n".join(table)
+    assert "\n".join(table) in guide, (
+        "docs/guides/static-checking.md's stub coverage table differs from stubs/coverage.py:\n"
+        + "\n".join(table)
     )
 
 
