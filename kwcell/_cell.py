@@ -60,11 +60,53 @@ class _LazyCore:
 
 
 class KwCell(nn.Cell, metaclass=KwCellMeta):
-    """A ``mindspore.nn.Cell`` whose ``bprop`` receives its inputs by name, in every mode.
+    """A `mindspore.nn.Cell` whose `bprop` receives its inputs by name, in every mode.
 
-    Write ``construct`` as usual and ``bprop`` with any of construct's parameters, plus
-    ``out`` and ``dout`` anywhere (positional or keyword-only); return a tuple, a dict keyed
-    by parameter name, or a single Tensor. A ``KwCell`` without ``bprop`` is an ``nn.Cell``.
+    Write `construct` as usual and `bprop` with construct's parameters in any order, plus
+    `out` and `dout` anywhere (positional or keyword-only), `**kwargs` for the inputs it does
+    not name, or MindSpore's own forms; return a tuple, a dict keyed by parameter name, or a
+    bare Tensor (what is left out gets zeros). Keyword calls and omitted defaults reach bprop
+    with the right values in PYNATIVE, GRAPH_MODE, outer cells' graphs and `@ms.jit`. A
+    `KwCell` without `bprop` is an `nn.Cell`.
+
+    Class keywords:
+        compile_once: `class Act(KwCell, compile_once=True)` shares one graph between the
+            instances whose graphs would be identical (inherited by subclasses).
+
+    Raises:
+        KwCellDefinitionError: When the class statement runs (or `Net.bprop`/`Net.construct`
+            is assigned) and construct and bprop do not fit together.
+
+    Example:
+        ```python
+        import mindspore as ms
+        import numpy as np
+        from mindspore import Tensor, nn, ops
+
+        from kwcell import KwCell
+
+
+        class Scaled(KwCell):
+            def construct(self, x, w=1.0, y=1.0):
+                return w * ops.sin(x) + y
+
+            def bprop(self, x, w=1.0, y=1.0, *, out, dout):  # any order; matched by name
+                return {"x": w * ops.cos(x) * dout}  # w and y get zeros
+
+
+        class Outer(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = Scaled()
+
+            def construct(self, x):
+                return self.inner(x, w=3.0)  # y left to its default
+
+
+        ms.set_context(mode=ms.GRAPH_MODE)
+        x = Tensor(np.array([0.5, 1.0], np.float32))
+        assert np.allclose(ms.grad(Outer())(x).asnumpy(), 3.0 * np.cos(x.asnumpy()))
+        ```
     """
 
     #: The hidden cell that carries the generated positional bprop (made on first use).

@@ -100,6 +100,43 @@ class KwCellMeta(abc.ABCMeta):
     against each other when the class is created and whenever one of them is assigned or
     deleted; what runs is looked up when the cell is called or compiled. Derived from
     ``abc.ABCMeta``, so that ``class Net(KwCell, abc.ABC)`` works as it does for ``nn.Cell``.
+
+    Subclass `KwCell` rather than naming this metaclass; where a class cannot (a metaclass
+    of its own), use `kwcell.keyword_bprop`.
+
+    Raises:
+        KwCellDefinitionError: A class statement, or a later assignment of `construct` or
+            `bprop`, whose construct and bprop do not fit together.
+
+    Example:
+        ```python
+        import abc
+
+        from mindspore import ops
+
+        import kwcell
+        from kwcell import KwCell, KwCellMeta
+
+
+        class Base(KwCell, abc.ABC):
+            @abc.abstractmethod
+            def scale(self): ...
+
+            def construct(self, x, w=1.0):
+                return w * self.scale() * ops.sin(x)
+
+            def bprop(self, x, w=1.0, *, out, dout):
+                return {"x": w * self.scale() * ops.cos(x) * dout}
+
+
+        class Double(Base):
+            def scale(self):
+                return 2.0
+
+
+        assert type(Double) is KwCellMeta
+        assert "construct(self, x, w=1.0)" in kwcell.explain(Double)
+        ```
     """
 
     def __new__(
