@@ -27,7 +27,7 @@ def _python_blocks(text: str = README) -> list[str]:
 def test_readme_starts_with_example_and_test_commands() -> None:
     example, tests = _readme_commands()
     assert example.startswith("python3.11 -m venv .venv") and example.endswith("examples/blog_kwargs.py")
-    assert tests.startswith("python3.11 -m venv .venv") and tests.endswith("-m pytest")
+    assert tests.startswith("python3.11 -m venv .venv") and tests.endswith("-m pytest -n 2")
 
 
 def test_ci_starts_with_exactly_the_readme_test_command_then_the_slow_tests() -> None:
