@@ -426,6 +426,18 @@ class _Plan:
     wants: list[Want]
 
 
+def _keyword_decorated(info: _Class) -> bool:
+    """Whether the class is decorated with ``kwcell.keyword_bprop`` (it has KwCell's behaviour)."""
+    for decorator in info.node.decorators:
+        expr = decorator.decorator
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        name = get_full_name_for_node(expr) or ""
+        if name == "keyword_bprop" or name.endswith(".keyword_bprop"):
+            return True
+    return False
+
+
 def _plan(classes: Sequence[_Class], needed: frozenset[str]) -> _Plan:
     """Which classes to switch. ``needed`` holds the qualified names of this module's classes
     that classes of other modules derive from and need as KwCells."""
@@ -437,7 +449,7 @@ def _plan(classes: Sequence[_Class], needed: frozenset[str]) -> _Plan:
     switched: set[int] = set()
     problems: list[Note] = []
     for info in classes:  # source order: a base is defined before its subclasses
-        if not info.cell_bases:
+        if not info.cell_bases or any(_keyword_decorated(c) for c in (info, *_ancestors(info))):
             continue
         if info.kw_base or any(_is_kwcell(b, switched) for b in info.file_bases):
             continue
@@ -460,6 +472,8 @@ def _plan(classes: Sequence[_Class], needed: frozenset[str]) -> _Plan:
     wants: list[Want] = []
     for info in classes:
         if info.cell_bases or info.kw_base or any(c.cell_bases or c.kw_base for c in _ancestors(info)):
+            continue
+        if any(_keyword_decorated(c) for c in (info, *_ancestors(info))):
             continue
         if not any(needs(c) for c in (info, *_descendants(info))):
             continue

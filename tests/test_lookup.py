@@ -7,6 +7,7 @@ with the analytic value nn.Cell gives in PYNATIVE and GRAPH_MODE.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -189,3 +190,69 @@ def test_mindspore_rewrite_rebuilds_a_network_holding_a_kwcell(tmp_path: Any, mo
     assert isinstance(rebuilt.act, KwCell)
     np.testing.assert_allclose(rebuilt(Tensor(X)).asnumpy(), 3.0 * np.sin(X), rtol=1e-6)
     np.testing.assert_allclose(_gx(rebuilt.act), np.cos(X), rtol=1e-6)
+
+
+def test_parent_construct_assigned_under_a_child_with_its_own_bprop(mode: str) -> None:
+    class Parent(KwCell):
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+    class Child(Parent):
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return (out * dout,)  # the forward's output: shows which forward ran
+
+    def doubled(self: Any, x: Tensor) -> Any:
+        return 2 * ops.sin(x)
+
+    Parent.construct = doubled  # type: ignore[method-assign]
+    np.testing.assert_allclose(_gx(Child()), 2 * np.sin(X), rtol=1e-6)
+
+
+def test_a_bprop_with_assert_in_a_pytest_module_compiles_in_graphs(mode: str) -> None:
+    """pytest rewrites this module's asserts (its bytecode then differs from its source)."""
+
+    class Checked(KwCell):
+        def construct(self, x: Tensor, w: float = 1.0) -> Any:
+            return w * ops.sin(x)
+
+        def bprop(self, x: Tensor, w: float = 1.0, *, out: Tensor, dout: Tensor) -> Any:
+            assert w > 0, "w must be positive"
+            return {"x": w * ops.cos(x) * dout}
+
+    np.testing.assert_allclose(_gx(Checked()), np.cos(X), rtol=1e-6)
+
+
+def _logged(fn: Any) -> Any:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def test_a_functools_wraps_decorator_on_a_positional_bprop(mode: str) -> None:
+    """As on nn.Cell: PYNATIVE calls the decorated bprop, graphs parse the wrapped one."""
+
+    class Decorated(KwCell):
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+        @_logged
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return (3 * ops.cos(x) * dout,)
+
+    np.testing.assert_allclose(_gx(Decorated()), 3 * np.cos(X), rtol=1e-6)
+
+
+def test_super_bprop_from_a_helper_and_in_two_argument_form(mode: str) -> None:
+    class Child(Sin):
+        def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+            gx, gw = super().bprop(x, w, out, dout)
+            return 2 * gx, gw
+
+        def parent_gradient(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+            return super().bprop(x, w, out, dout)
+
+    np.testing.assert_allclose(_gx(Child()), 2 * np.cos(X), rtol=1e-6)
+    gx, _ = Child().parent_gradient(Tensor(X), 1.0, Tensor(X), Tensor(np.ones(2, np.float32)))
+    np.testing.assert_allclose(gx.asnumpy(), np.cos(X), rtol=1e-6)

@@ -1179,3 +1179,19 @@ def test_a_base_from_a_file_not_given_is_noted(tmp_path: Path, capsys: pytest.Ca
         "@kwcell.keyword_bprop",
         "kwcell migrate: switched 0 classes in 0 files (1 file read)",
     ]
+
+
+def test_a_class_decorated_with_keyword_bprop_is_left_alone() -> None:
+    source = (
+        "import kwcell\n"
+        "from mindspore import nn\n\n\n"
+        "@kwcell.keyword_bprop\n"
+        "class Base(nn.Cell, metaclass=Meta):\n"
+        "    def construct(self, x):\n"
+        "        return x\n\n"
+        "    def bprop(self, x, out, dout):\n"
+        "        return (dout,)\n"
+    )
+    result = migrate_source(source)
+    assert result.after == source
+    assert not result.problems and not result.switched
