@@ -122,10 +122,8 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         super().__init_subclass__(**kwargs)
         _configure_reuse(cls, compile_once)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if resolved(type(self)) is not None:
-            attach_core(self)
+    # No __init__ of its own: the core is made when MindSpore first runs the cell (see
+    # _kwcell_dispatcher), so building a network costs what building nn.Cells costs.
 
     # -- what MindSpore runs, found now (see kwcell._lookup) --------------------------------
 

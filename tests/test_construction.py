@@ -55,6 +55,8 @@ def _sigmoid(v: Any) -> Any:
 
 
 def _core(cell: Any) -> Any:
+    """The cell's core, made (as when MindSpore first runs the cell) if it has none yet."""
+    cell._kwcell_dispatcher()
     found = core_of(cell)
     assert found is not None
     return found
