@@ -256,3 +256,22 @@ def test_super_bprop_from_a_helper_and_in_two_argument_form(mode: str) -> None:
     np.testing.assert_allclose(_gx(Child()), 2 * np.cos(X), rtol=1e-6)
     gx, _ = Child().parent_gradient(Tensor(X), 1.0, Tensor(X), Tensor(np.ones(2, np.float32)))
     np.testing.assert_allclose(gx.asnumpy(), np.cos(X), rtol=1e-6)
+
+
+def test_bprop_assigned_twice_to_a_class_defined_without_one() -> None:
+    class Late(KwCell):
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+    def twice(self: Any, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (2 * dout,)
+
+    def thrice(self: Any, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (3 * dout,)
+
+    Late.bprop = twice
+    net = Late()
+    np.testing.assert_allclose(_gx(net), np.full(2, 2.0), rtol=1e-6)
+    Late.bprop = thrice
+    np.testing.assert_allclose(_gx(net), np.full(2, 3.0), rtol=1e-6)
+    np.testing.assert_allclose(_gx(Late()), np.full(2, 3.0), rtol=1e-6)
