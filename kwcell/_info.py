@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._lookup import BpropSlot, class_backward, class_forward
-from ._spec import KEYWORD_ONLY, CellSpec
+from ._spec import CellSpec
 
-__all__ = ["PASSTHROUGH", "KwCellInfo", "info_of", "keyword_only", "plan", "resolved"]
+__all__ = ["PASSTHROUGH", "KwCellInfo", "info_of", "plan", "resolved"]
 
 
 @dataclass(frozen=True)
@@ -147,8 +147,3 @@ def info_of(cls: type) -> KwCellInfo | None:
     (no bprop, no construct, or a cell kwcell leaves exactly as an nn.Cell)."""
     found = resolved(cls)
     return None if found is None or found is PASSTHROUGH else found
-
-
-def keyword_only(spec: CellSpec) -> tuple[str, ...]:
-    """construct's keyword-only parameters (the core passes them on by keyword)."""
-    return tuple(p.name for p in spec.construct.params if p.kind is KEYWORD_ONLY)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import sys
 import types
-from collections.abc import Callable
 from typing import Any
 
 from mindspore import nn
@@ -37,7 +36,6 @@ __all__ = [
     "instance_backward",
     "instance_forward",
     "is_slot",
-    "looked_up",
 ]
 
 _CELL_FILE = os.path.normcase(os.path.abspath(nn.cell.__file__))  # type: ignore[attr-defined]
@@ -76,14 +74,7 @@ class _Slot:
 
     def _nearest(self, obj: Any) -> bool:
         """Whether this slot is the first one ``type(obj)``'s MRO finds (not a ``super()`` read)."""
-        cls = type(obj)
-        if cls.__dict__.get(self.name) is self:  # the usual case: the instance's own class
-            return True
-        for klass in cls.__mro__:
-            found = klass.__dict__.get(self.name)
-            if found is not None:
-                return found is self
-        return False
+        return _first(type(obj), self.name) is self
 
     def __set__(self, obj: Any, value: Any) -> None:
         missing = object()
@@ -215,44 +206,32 @@ def class_backward(cls: type) -> tuple[type | None, Any]:
     return _resolve(cls, "bprop")
 
 
+def _first(cls: type, name: str) -> Any:
+    """What ``cls``'s MRO finds first under ``name`` in a class ``__dict__`` (or ``None``)."""
+    found = cls.__dict__.get(name)
+    if found is not None:  # the usual case: the class's own slot
+        return found
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(name)
+        if found is not None:
+            return found
+    return None
+
+
+def _instance(obj: Any, name: str) -> tuple[Any, bool]:
+    """``obj``'s ``name`` now (``None`` for none), and whether it is called with self: an
+    instance's assignment (called as it is, as on nn.Cell), else the class's function."""
+    assigned = obj.__dict__.get(name)
+    if assigned is not None and isinstance(_first(type(obj), name), _Slot):
+        return assigned, False
+    return _resolve(type(obj), name)[1], True
+
+
 def instance_forward(obj: Any) -> tuple[Any, bool]:
     """The forward ``obj`` runs now, and whether it is a class function (called with self)."""
-    assigned = obj.__dict__.get("construct")
-    if assigned is not None and _slot_is_nearest(obj, "construct"):
-        return assigned, False
-    return _resolve(type(obj), "construct")[1], True
+    return _instance(obj, "construct")
 
 
 def instance_backward(obj: Any) -> tuple[Any, bool]:
     """The bprop ``obj`` has now (``None`` for none), and whether it is called with self."""
-    assigned = obj.__dict__.get("bprop")
-    if assigned is not None and _slot_is_nearest(obj, "bprop"):
-        return assigned, False
-    return _resolve(type(obj), "bprop")[1], True
-
-
-def _slot_is_nearest(obj: Any, name: str) -> bool:
-    for klass in type(obj).__mro__:
-        found = klass.__dict__.get(name)
-        if found is not None:
-            return isinstance(found, _Slot)
-    return False
-
-
-Resolver = Callable[[Any], tuple[Any, bool]]
-
-
-class looked_up:
-    """A read-only attribute computed when it is read, like ``property``, but not a
-    ``property``: MindSpore's graph parser compiles a property's getter into the graph, and
-    these must be evaluated in Python when the graph is compiled (they say which function
-    MindSpore should compile)."""
-
-    def __init__(self, fget: Callable[[Any], Any]) -> None:
-        self.fget = fget
-        self.__doc__ = fget.__doc__
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        return self.fget(obj)
+    return _instance(obj, "bprop")

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 from mindspore import nn
 
 from ._errors import KwCellDefinitionError, KwCellWarning
-from ._info import KwCellInfo, info_of, keyword_only, resolved
+from ._info import KwCellInfo, info_of, resolved
 from ._lookup import BpropSlot, ConstructSlot, class_backward, class_forward, is_slot
 from ._spec import safe_repr
 
-__all__ = ["KwCellInfo", "KwCellMeta", "check_class", "info_of", "keyword_only", "slot_for"]
+__all__ = ["KwCellInfo", "KwCellMeta", "check_class", "info_of", "slot_for"]
 
 
 _WARNED: weakref.WeakSet[type] = weakref.WeakSet()

@@ -359,7 +359,6 @@ def rewrite_bprop(
     *,
     lenient: bool,
     super_class: str | None,
-    check_only: bool = False,
 ) -> RewrittenBprop | None:
     """Rewrite ``fn`` (the user's bprop) to positional form: ``(self, *inputs, out, dout)``.
 
@@ -368,8 +367,7 @@ def rewrite_bprop(
     gradients than inputs is cut to the inputs, as MindSpore does, and noted. ``super().bprop``
     becomes ``super(<super_class>, self).bprop``: the rewritten function lives outside the
     class, and the graph compiler finds the named class in the instance's MRO, so the search
-    continues after the class that defines this bprop (diamonds included). With
-    ``check_only``, decorators are allowed (nothing is compiled from the text).
+    continues after the class that defines this bprop (diamonds included).
 
     Returns ``None`` when ``fn`` has no source to rewrite (defined in a REPL or by ``exec``,
     a lambda, a module without its ``.py``, or a file edited since it was imported).
@@ -382,7 +380,7 @@ def rewrite_bprop(
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         return None
-    if fdef.decorator_list and not check_only and not (spec.function and _registered_only(fdef)):
+    if fdef.decorator_list and not (spec.function and _registered_only(fdef)):
         raise decorated_bprop(spec.qualname, function=spec.function)
     bsig = spec.bprop.signature if spec.bprop else None
     assert bsig is not None and (bsig.self_name is not None or spec.function)
