@@ -34,7 +34,7 @@ import hashlib
 import inspect
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from mypy.errorcodes import ErrorCode
@@ -408,6 +408,31 @@ def _method(owner: TypeInfo, name: str) -> _Method | None:
     return None
 
 
+def _literal_notes(
+    spec: CellSpec,
+    returns: Iterable[Sequence[Any]],
+    lenient: bool,
+    at: list[Context],
+    notes: list[tuple[str, Context]],
+    place: Callable[[int], Context],
+) -> None:
+    """Check bprop's literal returns as the class statement does (``check_returned_literal``):
+    notes go to ``notes``; ``at[0]`` is where the return being checked is, for an error."""
+    for line, form, shape in returns:
+        at[0] = place(line)
+        if form == "dict":
+            note = check_returned_literal(spec, line, keys=shape, lenient=lenient)
+        else:
+            note = check_returned_literal(spec, line, count=shape, lenient=lenient)
+        if note is not None:
+            notes.append((note, at[0]))
+
+
+def _deferred_note(exc: Exception, qualname: str, where: Context) -> tuple[str, Context]:
+    """A problem of MindSpore's own bprop form: a note now, as the class statement warns."""
+    return (f"{exc} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)
+
+
 def _is_jit(expr: Any) -> bool:
     """Whether a decorator expression is MindSpore's ``jit`` (``jit``, ``ms.jit``, ``jit(...)``)."""
     if isinstance(expr, CallExpr):
@@ -500,34 +525,32 @@ def check_class(
         return  # left to MindSpore exactly as an nn.Cell
     lenient = is_mindspore_form(bsig)
     notes: list[tuple[str, Context]] = []
-    at = where
+    at = [where]  # where the check stands (the return being read), for an error
     try:
         reading = check_bprop(spec)
         if bprop.decorated and needs_rewrite(spec, reading):  # as the class statement
             raise decorated_bprop(qualname, jit=bprop.jit)
         if bprop.jit and reading != CLASSIC_ARGS:
-            jit = jit_on_bprop(qualname)
-            notes.append(
-                (f"{jit} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)
-            )
+            notes.append(_deferred_note(jit_on_bprop(qualname), qualname, where))
         if reading != CLASSIC_ARGS:
-            for line, form, shape in bprop.returns:
-                # an own bprop's return is reported where it is; an inherited one's at the
-                # method this class defines
-                at = Context(line=line) if bprop_owner is info else where
-                if form == "dict":
-                    note = check_returned_literal(spec, line, keys=shape, lenient=lenient)
-                else:
-                    note = check_returned_literal(spec, line, count=shape, lenient=lenient)
-                if note is not None:
-                    notes.append((note, at))
+            # an own bprop's return is reported where it is; an inherited one's at the method
+            # this class defines
+            defined_here = bprop_owner is info
+            _literal_notes(
+                spec,
+                bprop.returns,
+                lenient,
+                at,
+                notes,
+                lambda line: Context(line=line) if defined_here else where,
+            )
     except KwCellDefinitionError as exc:
         if not lenient or exc._kwcell_at_definition:
-            report(str(exc), at, False)
+            report(str(exc), at[0], False)
             return
-        notes = [(f"{exc} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)]
-    for note, at in notes:
-        report(note, at, True)
+        notes = [_deferred_note(exc, qualname, where)]
+    for note, place in notes:
+        report(note, place, True)
 
 
 # -- kwcell.custom_bprop functions ---------------------------------------------------------
@@ -600,26 +623,21 @@ def check_function(
     spec = CellSpec(module, qualname, construct, BpropSpec(bsig, _is_classic(bsig)), function=True)
     lenient = is_mindspore_form(bsig)
     notes: list[tuple[str, Context]] = []
-    at = where
+    at = [where]  # where the check stands (the return being read), for an error
     try:
         if check_bprop(spec) != CLASSIC_ARGS:
             if others:
                 raise decorated_bprop(qualname, function=True)
-            for line, form, shape in _return_shapes(backward):
-                at = Context(line=line)
-                if form == "dict":
-                    note = check_returned_literal(spec, line, keys=shape, lenient=lenient)
-                else:
-                    note = check_returned_literal(spec, line, count=shape, lenient=lenient)
-                if note is not None:
-                    notes.append((note, at))
+            _literal_notes(
+                spec, _return_shapes(backward), lenient, at, notes, lambda line: Context(line=line)
+            )
     except KwCellDefinitionError as exc:
         if not lenient or exc._kwcell_at_definition:
-            report(str(exc), at, False)
+            report(str(exc), at[0], False)
             return
-        notes = [(f"{exc} (MindSpore's bprop form: the gradient of {qualname} will raise this error)", where)]
-    for note, at in notes:
-        report(note, at, True)
+        notes = [_deferred_note(exc, qualname, where)]
+    for note, place in notes:
+        report(note, place, True)
 
 
 def _on_function_bprop(ctx: MethodContext) -> Type:
