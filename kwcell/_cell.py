@@ -10,7 +10,7 @@ from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyp
 
 from ._codegen import ensure_written
 from ._corecell import attach_core, core_of
-from ._info import PASSTHROUGH, KwCellInfo, plan, resolved
+from ._info import PASSTHROUGH, KwCellInfo, class_plan, plan, resolved
 from ._lookup import (
     BpropSlot,
     ConstructSlot,
@@ -40,7 +40,7 @@ class HasConstruct(Protocol[_P, _R_co]):
 
 
 # Rebuilt when a cell is loaded: the core belongs to this process.
-_SEEN = "_kwcell_seen"  # (construct, bprop, bound dispatcher) the instance ran last
+_SEEN = "_kwcell_seen"  # (construct, bprop, bound dispatcher or None) the instance ran last
 _PER_PROCESS = ("_kwcell_core", "_kwcell_construct_", "_kwcell_rbprop_", _SEEN)
 
 # nn.Cell's pickling (the MindSpore stubs do not declare it).
@@ -139,9 +139,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
             # The usual case, on the call path: the class's own functions, no instance ones.
             construct = class_forward(cls)[1]
             bprop = class_backward(cls)[1]
-            if construct is None or bprop is None or not isinstance(cls.__dict__.get("bprop"), BpropSlot):
-                return None, construct, True, bprop, True
-            return plan(cls, construct, bprop), construct, True, bprop, True
+            return class_plan(cls, construct, bprop), construct, True, bprop, True
         construct, construct_self = instance_forward(self)
         bprop, bprop_self = instance_backward(self)
         if construct is None or bprop is None:
@@ -164,11 +162,13 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
             if (
                 class_forward(cls)[1] is seen[0]
                 and class_backward(cls)[1] is seen[1]
-                and seen[2].__self__ is self
+                and (seen[2] is None or seen[2].__self__ is self)
             ):
                 return seen[2]
         info, construct, construct_self, bprop, bprop_self = self._kwcell_found()
         if info is None or info is PASSTHROUGH:
+            if construct_self and bprop_self:  # no bprop (an nn.Cell as it is): remembered too
+                state[_SEEN] = (construct, bprop, None)
             return None
         ensure_written(info.files["bprop"])  # the graph compiler reads generated code from a file
         core = core_of(self)

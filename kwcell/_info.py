@@ -18,7 +18,7 @@ from typing import Any
 from ._lookup import BpropSlot, class_backward, class_forward
 from ._spec import CellSpec
 
-__all__ = ["PASSTHROUGH", "KwCellInfo", "info_of", "plan", "resolved"]
+__all__ = ["PASSTHROUGH", "KwCellInfo", "class_plan", "info_of", "plan", "resolved"]
 
 
 @dataclass(frozen=True)
@@ -133,10 +133,13 @@ def _holder(cls: type, name: str, fn: Any) -> type | None:
 def resolved(cls: type) -> Any:
     """The class-level plan of ``cls`` now: a :class:`KwCellInfo`, :data:`PASSTHROUGH`, or
     ``None`` when the class has no bprop or no construct (yet), or is not kwcell's."""
+    return class_plan(cls, class_forward(cls)[1], class_backward(cls)[1])
+
+
+def class_plan(cls: type, construct: Any, bprop: Any) -> Any:
+    """:func:`resolved` for the construct and bprop ``cls`` was already found to resolve to."""
     if not isinstance(cls.__dict__.get("bprop"), BpropSlot):
         return None  # a plain nn.Cell (every KwCell class holds its own slot)
-    _, construct = class_forward(cls)
-    _, bprop = class_backward(cls)
     if construct is None or bprop is None:
         return None
     return plan(cls, construct, bprop)
