@@ -22,9 +22,8 @@ from mindspore import nn
 from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyped,unused-ignore]
 
 from ._cell import KwCell, _prebind
-from ._corecell import attach_core, core_of
 from ._errors import KwCellDefinitionError
-from ._info import resolved
+from ._info import info_of
 from ._lookup import is_slot
 from ._meta import _SLOTS, _warn_ungraded_parameters, check_class, slot_for
 from ._reuse import configure as _configure_reuse
@@ -88,10 +87,10 @@ def _install(cls: type, compile_once: bool | None) -> None:
             original_init(self, *args, **kwargs)
         else:
             _super(root, self).__init__(*args, **kwargs)
-        if core_of(self) is None and resolved(type(self)) is not None:
-            attach_core(self)
-            if type(self).__init__ is __init__:  # nothing runs after this one: warn now
-                _warn_ungraded_parameters(self)
+        # As KwCellMeta.__call__ does once the instance is built (the core, as for a KwCell,
+        # is made when MindSpore first runs the cell).
+        if type(self).__init__ is __init__ and info_of(type(self)) is not None:
+            _warn_ungraded_parameters(self)
 
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     __init__.__doc__ = getattr(original_init, "__doc__", None)
