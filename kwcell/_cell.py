@@ -5,7 +5,7 @@ from __future__ import annotations
 import types
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
-from mindspore import context, nn
+from mindspore import Parameter, context, nn
 from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyped,unused-ignore]
 
 from ._codegen import ensure_written
@@ -40,8 +40,11 @@ class HasConstruct(Protocol[_P, _R_co]):
 
 
 # Rebuilt when a cell is loaded: the core belongs to this process.
-_SEEN = "_kwcell_seen"  # (construct, bprop, bound dispatcher or None) the instance ran last
-_PER_PROCESS = ("_kwcell_core", "_kwcell_construct_", "_kwcell_rbprop_", _SEEN)
+_SEEN = "_kwcell_seen"  # (construct, bprop, bound dispatcher or None, internal_params) ran last
+# The Parameters of internal_params, once each: the weighted dispatcher passes them to the core.
+_WEIGHTS = "_kwcell_weights"
+_PER_PROCESS = ("_kwcell_core", "_kwcell_construct_", "_kwcell_rbprop_", _SEEN, _WEIGHTS)
+_UNSET: Any = object()
 
 # nn.Cell's pickling (the MindSpore stubs do not declare it).
 _CELL_GETSTATE: Any = nn.Cell.__getstate__
@@ -156,33 +159,52 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         user's construct, as on nn.Cell, for a cell without a bprop)."""
         state = self.__dict__
         seen = state.get(_SEEN)
+        listed = state.get("internal_params", _UNSET)
+        if listed is _UNSET:
+            listed = getattr(type(self), "internal_params", None)
         if seen is not None and "construct" not in state and "bprop" not in state:
-            # What this instance ran last, if its class still resolves to the same functions.
+            # What this instance ran last, if its class still resolves to the same functions
+            # and it lists the same weights.
             cls = type(self)
             if (
                 class_forward(cls)[1] is seen[0]
                 and class_backward(cls)[1] is seen[1]
                 and (seen[2] is None or seen[2].__self__ is self)
+                and _same_listing(listed, seen[3])
             ):
                 return seen[2]
         info, construct, construct_self, bprop, bprop_self = self._kwcell_found()
+        snapshot = tuple(listed) if listed else ()
         if info is None or info is PASSTHROUGH:
             if construct_self and bprop_self:  # no bprop (an nn.Cell as it is): remembered too
-                state[_SEEN] = (construct, bprop, None)
+                state[_SEEN] = (construct, bprop, None, snapshot)
             return None
+        weights = _weights_of(self, snapshot, info)
+        if weights:
+            info = plan(
+                type(self),
+                construct,
+                bprop,
+                construct_self=construct_self,
+                bprop_self=bprop_self,
+                weights=len(weights),
+            )
         ensure_written(info.files["bprop"])  # the graph compiler reads generated code from a file
         core = core_of(self)
         if core is None:  # made now, not while MindSpore compiles the dispatcher
             core = attach_core(self)
         if type(core) is not info.core_cls:
             core.__class__ = info.core_cls
+        if weights:
+            state[_WEIGHTS] = weights
+            core.__dict__["_kwcell_weight_keys"] = _weight_keys(self, weights)
         if not construct_self:  # an assigned forward, called as it is (as on nn.Cell)
             self.__dict__[f"_kwcell_construct_{info.token}"] = construct
         if not bprop_self and info.rbprop is bprop:
             self.__dict__[f"_kwcell_rbprop_{info.token}"] = bprop
         dispatcher = types.MethodType(info.dispatcher, self)
         if construct_self and bprop_self:
-            state[_SEEN] = (construct, bprop, dispatcher)
+            state[_SEEN] = (construct, bprop, dispatcher, snapshot)
         return dispatcher
 
     def _kwcell_passes_through(self) -> bool:
@@ -232,6 +254,44 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             _prebind(self, args, kwargs)
             return super().__call__(*args, **kwargs)
+
+
+def _same_listing(listed: Any, snapshot: tuple[Any, ...]) -> bool:
+    """Whether ``internal_params`` still lists exactly ``snapshot`` (by identity)."""
+    if not listed:
+        return not snapshot
+    return len(listed) == len(snapshot) and all(a is b for a, b in zip(listed, snapshot, strict=False))
+
+
+def _weights_of(cell: nn.Cell, listed: tuple[Any, ...], info: KwCellInfo) -> tuple[Parameter, ...]:
+    """The Parameters ``internal_params`` lists, once each (a Parameter listed twice would get
+    its gradient twice)."""
+    weights: list[Parameter] = []
+    for i, p in enumerate(listed):
+        if not isinstance(p, Parameter):
+            msg = (
+                f"{type(cell).__qualname__}.internal_params[{i}] is a {type(p).__name__}; "
+                "internal_params lists the Parameters the bprop of "
+                f"{info.spec.qualname} gives gradients to"
+            )
+            raise TypeError(msg)
+        if not any(p is w for w in weights):
+            weights.append(p)
+    return tuple(weights)
+
+
+def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> tuple[tuple[str, ...], ...]:
+    """For each weight, the names a graph's bprop can return its gradient under: every
+    ``self.<path>`` that reaches it (``{self.dense.weight: g}`` is rewritten to
+    ``{"self.dense.weight": g}``)."""
+    paths: list[list[str]] = [[] for _ in weights]
+    for prefix, sub in cell.cells_and_names():
+        params: dict[str, Any] = getattr(sub, "_params", {})  # nn.Cell's own Parameters by name
+        for name, p in params.items():
+            for i, w in enumerate(weights):
+                if p is w:
+                    paths[i].append("self." + (f"{prefix}.{name}" if prefix else name))
+    return tuple(tuple(p) for p in paths)
 
 
 def _prebind(cell: KwCell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

@@ -93,13 +93,3 @@ class KwCellCore(nn.Cell):
     @property
     def used_bprop_inputs(self) -> Any:
         return self._kwcell_forwarded("used_bprop_inputs")
-
-    @property
-    def internal_params(self) -> Any:
-        return self._kwcell_forwarded("internal_params")
-
-    @property
-    def _kwcell_weighted(self) -> bool:
-        """Whether the owner asks for weight gradients (read as a constant by the graph parser)."""
-        owner = self._kwcell_owner_or_none()
-        return owner is not None and bool(getattr(owner, "internal_params", None))

@@ -29,7 +29,6 @@ from ._source import ZERO, no_source_reason, parsable_source, rewrite_bprop
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import (
     CORE,
-    CORE_STATIC,
     DISPATCHER,
     GRAPH_BPROP,
     HEADER,
@@ -98,7 +97,6 @@ class _Bprop:
     """The two faces of a class's bprop: what PYNATIVE runs, and what the graph compiler parses."""
 
     units: list[Unit]
-    static: bool
     note: str
     #: What the graph version calls as ``self._kwcell_rbprop_<token>`` when it is not one of
     #: the units (the user's own ``bprop(self, *args)``, which needs no rewriting).
@@ -125,8 +123,14 @@ def _bprop_units(
     *,
     bprop_self: bool = True,
     super_name: str | None = None,
+    weights: int = 0,
 ) -> tuple[_Bprop, list[str]]:
-    """Units for the PYNATIVE bprop (``py``) and its graph version (``graph``), and warnings."""
+    """Units for the PYNATIVE bprop (``py``) and its graph version (``graph``), and warnings.
+
+    With ``weights`` (the number of Parameters an instance lists in ``internal_params``), both
+    take those Parameters and their names after ``dout`` and always normalise (the weights'
+    gradients come after the inputs').
+    """
     names = spec.names
     where = f"{cls.__qualname__}.bprop"
     fmt: dict[str, Any] = {
@@ -137,6 +141,8 @@ def _bprop_units(
         "where": where,
         "extras_ok": lenient,
         "token": token,
+        "weight_inputs": _WEIGHT_INPUTS if weights else "",
+        "weights": _weights_text(weights, (), py=True),
     }
     if problem is not None:
         # MindSpore's own form with a problem MindSpore reports only at gradient time: so
@@ -150,7 +156,7 @@ def _bprop_units(
             {"__name__": __name__, "__builtins__": __builtins__},
             closure={"_kwcell_raise": graph_raiser(problem)},
         )
-        return _Bprop([py, graph], True, "bprop: raises its definition error when the gradient is taken"), []
+        return _Bprop([py, graph], "bprop: raises its definition error when the gradient is taken"), []
     user_fn = bprop if bprop_self else _without_self(bprop)
     py = Unit(
         "py",
@@ -158,16 +164,21 @@ def _bprop_units(
         {"__name__": __name__, "__builtins__": __builtins__},
         closure={"_kwcell_user": user_fn, "_kwcell_normalize": _runtime.normalize},
     )
+    fmt["weights"] = _weights_text(weights, ())
+    no_rewrite = not needs_rewrite(spec, reading)
+    rewritten = None
+    if bprop_self and reading != CLASSIC_ARGS and not _decorated(bprop):
+        rewritten = rewrite_bprop(bprop, spec, reading, lenient=lenient, super_class=super_name)
+    if rewritten is not None:
+        # The rewritten bprop returns ``{self.w: gw}`` as ``{"self.w": gw}`` (a graph's dict
+        # keys cannot be Parameters): the normaliser reads those names as weights.
+        fmt["weights"] = _weights_text(weights, rewritten.weight_keys)
     graph = Unit(
         "graph",
         GRAPH_BPROP.format(**fmt),
         {"__name__": __name__, "__builtins__": __builtins__},
         closure={"_kwcell_normalize": _runtime.normalize},
     )
-    no_rewrite = not needs_rewrite(spec, reading)
-    rewritten = None
-    if bprop_self and reading != CLASSIC_ARGS and not _decorated(bprop):
-        rewritten = rewrite_bprop(bprop, spec, reading, lenient=lenient, super_class=super_name)
     if rewritten is None and no_rewrite and (reading == CLASSIC_ARGS or parsable_source(bprop)):
         # MindSpore's positional form in construct's order (or bprop(self, *args)) without
         # source kwcell can read (a lambda, a decorated bprop, a module rewritten by pytest):
@@ -181,8 +192,8 @@ def _bprop_units(
             py = _raise_unit("py", fmt, "_kwcell_error", str(error), {"_kwcell_error": type(error)})
             later = f"the gradient of {cls.__qualname__} will raise this error"
             warning = f"{problem} (MindSpore's bprop form: {later})"
-            return _Bprop([py, graph], False, note, rbprop=bprop), [warning]
-        return _Bprop([py, graph], False, note, rbprop=bprop), []
+            return _Bprop([py, graph], note, rbprop=bprop), [warning]
+        return _Bprop([py, graph], note, rbprop=bprop), []
     if rewritten is None and not bprop_self:
         message = (
             f"{where}: a bprop assigned to an instance is called without self, so GRAPH_MODE and "
@@ -190,7 +201,7 @@ def _bprop_units(
             f"bprop({', '.join([*names, 'out', 'dout'])})"
         )
         graph = _raise_unit("graph", fmt, "RuntimeError", message, {})
-        return _Bprop([py, graph], True, "bprop: PYNATIVE only (an instance's bprop in kwcell's form)"), []
+        return _Bprop([py, graph], "bprop: PYNATIVE only (an instance's bprop in kwcell's form)"), []
     if rewritten is None and _decorated(bprop):
         jit = getattr(bprop, "__wrapped_by_jit__", False) is True
         raise decorated_bprop(cls.__qualname__, jit=jit, function=spec.function)
@@ -202,13 +213,13 @@ def _bprop_units(
             "gradient in PYNATIVE mode"
         )
         graph = _raise_unit("graph", fmt, "RuntimeError", message, {})
-        return _Bprop([py, graph], True, "bprop: PYNATIVE only (no source for the graph compiler)"), []
+        return _Bprop([py, graph], "bprop: PYNATIVE only (no source for the graph compiler)"), []
     code = bprop.__code__
     cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
     cells[ZERO] = types.CellType(_runtime.graph_zero)  # the rewritten bprop runs in graphs only
     user = Unit("rewritten", rewritten.source, bprop.__globals__, cells=cells)
     note = f"bprop: the user's own in PYNATIVE; rewritten from {rewritten.origin} for the graph compiler"
-    if rewritten.static:
+    if rewritten.static and not weights:
         if not rewritten.changed and not rewritten.nested and not rewritten.has_super:
             # Every return is already MindSpore's full tuple: PYNATIVE calls the user's bprop
             # and passes its result on, as nn.Cell does.
@@ -218,8 +229,23 @@ def _bprop_units(
                 {"__name__": __name__, "__builtins__": __builtins__},
                 closure={"_kwcell_user": user_fn},
             )
-        return _Bprop([py, user], True, note), list(rewritten.notes)
-    return _Bprop([py, user, graph], False, note), list(rewritten.notes)
+        return _Bprop([py, user], note), list(rewritten.notes)
+    return _Bprop([py, user, graph], note), list(rewritten.notes)
+
+
+_WEIGHT_INPUTS = ", _kwcell_weights, _kwcell_weight_keys"
+
+
+def _weights_text(weights: int, attr_keys: tuple[str, ...], *, py: bool = False) -> str:
+    """The weight arguments of a generated bprop's ``normalize`` call.
+
+    PYNATIVE hands bprop copies of its inputs: the PYNATIVE bprop (a method of the owner)
+    matches the Parameter keys bprop returns against the owner's own Parameters.
+    """
+    if not weights:
+        return f"(), (), {attr_keys!r}"
+    held = "self._kwcell_weights" if py else "_kwcell_weights"
+    return f"{held}, _kwcell_weight_keys, {attr_keys!r}"
 
 
 def _decorated(bprop: Callable[..., Any]) -> bool:
@@ -236,6 +262,7 @@ def generate(
     bprop_self: bool = True,
     super_name: str | None = None,
     warn: bool = True,
+    weights: int = 0,
 ) -> KwCellInfo | None:
     """Check and generate; ``None`` for a cell kwcell leaves to MindSpore as it is.
 
@@ -243,6 +270,8 @@ def generate(
     MindSpore calls without self); ``super_name`` names the class whose ``__dict__`` holds
     ``bprop`` (``super().bprop`` inside it continues the MRO after that class). The cell behind
     a ``kwcell.custom_bprop`` function has a bprop (the function's backward) without self.
+    ``weights`` is the number of Parameters an instance lists in ``internal_params``: they
+    reach the core as extra inputs (see ``_templates.CORE``).
     """
     function = bool(getattr(cls, "_kwcell_function", False))
     bsig = signature_of(bprop, has_self=bprop_self and not function)
@@ -265,7 +294,7 @@ def generate(
     # make its whole module fail to import. kwcell's own forms fail here.
     lenient = is_mindspore_form(bsig)
     reading = CLASSIC_ARGS
-    extra = {"bprop_self": bprop_self, "super_name": super_name}
+    extra = {"bprop_self": bprop_self, "super_name": super_name, "weights": weights}
     try:
         reading = check_bprop(spec)
         if inspect.isgeneratorfunction(inspect.unwrap(bprop)):
@@ -285,25 +314,32 @@ def generate(
     args = ", ".join(names)
     module_globals = vars(inspect.getmodule(cls) or types.ModuleType(cls.__module__))
     construct_args = call_text(spec.construct.params)
+    weight_names = [f"_kwcell_w{i}" for i in range(weights)]
     core_unit = Unit(
         "core",
-        (CORE_STATIC if bprop_parts.static else CORE).format(
+        CORE.format(
             self_args=", ".join(["self", *names]),
             construct_args=construct_args,
             token=token,
             args_tuple="".join(f"{n}, " for n in names),
             qualname=qualname,
-            weights_error=_weights_in_graph_message(f"{qualname}.bprop"),
+            weight_params="".join(f", {w}" for w in weight_names),
+            weight_args=f", ({''.join(f'{w}, ' for w in weight_names)}), self._kwcell_weight_keys"
+            if weights
+            else "",
         ),
         module_globals,
-        closure={"_kwcell_in_graph": _runtime.in_graph},
     )
     rendered = signature_source(spec.construct, with_self=True)
     signature, default_refs, closure = rendered
     dispatcher_unit = Unit(
         "dispatcher",
         DISPATCHER.format(
-            signature=signature, default_refs=default_refs, args=args, token=token, qualname=qualname
+            signature=signature,
+            default_refs=default_refs,
+            args=args + (", *self._kwcell_weights" if weights else ""),
+            token=token,
+            qualname=qualname,
         ),
         module_globals,
         closure=closure,
@@ -389,12 +425,3 @@ def _user_stacklevel() -> int:
         frame = frame.f_back  # type: ignore[assignment]
         level += 1
     return level
-
-
-def _weights_in_graph_message(where: str) -> str:
-    return (
-        f"{where}: weight gradients from a bprop (internal_params) work only in PYNATIVE mode; "
-        "MindSpore's GRAPH_MODE and @ms.jit do not let a bprop use Parameters. Take this "
-        "gradient in PYNATIVE mode without @ms.jit, or leave the parameters to MindSpore's "
-        "autodiff (outside the cell with the bprop)"
-    )

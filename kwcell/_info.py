@@ -55,7 +55,7 @@ class _Passthrough:
 
 PASSTHROUGH: Any = _Passthrough()
 
-_Key = tuple[Any, bool, Any, bool]
+_Key = tuple[Any, bool, Any, bool, int]
 _plans: weakref.WeakKeyDictionary[type, dict[_Key, Any]] = weakref.WeakKeyDictionary()
 _lock = threading.RLock()
 
@@ -68,10 +68,15 @@ def plan(
     construct_self: bool = True,
     bprop_self: bool = True,
     warn: bool = True,
+    weights: int = 0,
 ) -> Any:
     """What was generated for ``cls`` with this construct and bprop: a :class:`KwCellInfo`,
-    or :data:`PASSTHROUGH`. Raises ``KwCellDefinitionError`` when they do not fit together."""
-    key = (construct, construct_self, bprop, bprop_self)
+    or :data:`PASSTHROUGH`. Raises ``KwCellDefinitionError`` when they do not fit together.
+
+    ``weights``: for an instance whose ``internal_params`` lists that many Parameters (they
+    reach the core as extra inputs); checked and warned about once, with ``weights=0``.
+    """
+    key = (construct, construct_self, bprop, bprop_self, weights)
     per_class = _plans.get(cls)
     if per_class is not None:
         found = per_class.get(key)
@@ -83,6 +88,17 @@ def plan(
         if found is not None:
             return found
         from ._generate import generate  # generating needs MindSpore's pieces; found is cheap
+
+        if weights:
+            # The unweighted plan first: the checks and warnings happen once, and a class
+            # that does not fit raises the same error.
+            plain = plan(
+                cls, construct, bprop, construct_self=construct_self, bprop_self=bprop_self, warn=warn
+            )
+            if plain is PASSTHROUGH:
+                per_class[key] = plain
+                return plain
+            warn = False
 
         construct_owner = _holder(cls, "construct", construct) if construct_self else None
         bprop_owner = _holder(cls, "bprop", bprop) if bprop_self else None
@@ -98,6 +114,7 @@ def plan(
             bprop_self=bprop_self,
             super_name=bprop_owner.__name__ if bprop_owner is not None else None,
             warn=warn,
+            weights=weights,
         )
         if info is not None:
             _install(cls, info, construct, construct_self, bprop_self)

@@ -41,7 +41,7 @@ def _warn_ungraded_parameters(cell: nn.Cell) -> None:
         f"{cls.__qualname__}.bprop gives no gradient to trainable parameter(s) {names}: MindSpore "
         "uses zeros for them, so they will not train. To train them, set "
         "self.internal_params = [...] in __init__ and return (input_grads, {param: grad}) or a "
-        "dict with Parameter keys from bprop (PYNATIVE only); to keep them fixed, create them "
+        "dict with Parameter keys from bprop; to keep them fixed, create them "
         "with requires_grad=False"
     )
     warnings.warn(msg, KwCellWarning, stacklevel=3)

@@ -172,9 +172,11 @@ def _from_sequence(
     return result
 
 
-def _from_dict(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str) -> Any:
+def _from_dict(
+    grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str, attr_keys: tuple[str, ...] = ()
+) -> Any:
     for key in grads:
-        if key not in names:
+        if not _is_weight_key(key, attr_keys) and key not in names:
             raise ValueError(
                 where + " returned a gradient for '" + str(key) + "', which is not a parameter "
                 "of construct; expected names: (" + ", ".join(names) + ")"
@@ -229,12 +231,17 @@ def _from_single(grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], wh
 
 
 def _inputs_part(
-    grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str, extras_ok: bool
+    grads: Any,
+    inputs: tuple[Any, ...],
+    names: tuple[str, ...],
+    where: str,
+    extras_ok: bool,
+    attr_keys: tuple[str, ...] = (),
 ) -> Any:
     if isinstance(grads, (tuple, list)):
         return _from_sequence(grads, inputs, names, where, extras_ok)
     if isinstance(grads, dict):
-        return _from_dict(grads, inputs, names, where)
+        return _from_dict(grads, inputs, names, where, attr_keys)
     if grads is None:
         raise ValueError(
             where
@@ -245,20 +252,66 @@ def _inputs_part(
     return _from_single(grads, inputs, names, where)
 
 
-def _has_parameter_keys(grads: Any) -> bool:
+def _is_weight_key(key: Any, attr_keys: tuple[str, ...]) -> bool:
+    """A dict key that names a weight: a Parameter (PYNATIVE), or in a graph the name a
+    ``{self.w: gw}`` key was rewritten to (``"self.w"``, one of ``attr_keys``)."""
+    if isinstance(key, Parameter):
+        return True
+    return isinstance(key, str) and key in attr_keys
+
+
+def _has_weight_keys(grads: Any, attr_keys: tuple[str, ...]) -> bool:
     if not isinstance(grads, dict):
         return False
     for key in grads:  # noqa: SIM110 - graph-parsed: a plain loop
-        if isinstance(key, Parameter):
+        if _is_weight_key(key, attr_keys):
             return True
     return False
 
 
-def split_parameter_keys(grads: dict[Any, Any]) -> tuple[dict[str, Any], dict[Any, Any]]:
-    """Split a PyNative dict return into input gradients (str keys) and weight gradients."""
-    by_name = {k: v for k, v in grads.items() if not isinstance(k, Parameter)}
-    weights = {k: v for k, v in grads.items() if isinstance(k, Parameter)}
-    return by_name, weights
+def _weight_of(key: Any, weights: tuple[Any, ...], weight_keys: tuple[tuple[str, ...], ...]) -> int:
+    """The index in ``weights`` of the weight a dict key names, or -1."""
+    for i in range(len(weights)):
+        if isinstance(key, str):
+            if key in weight_keys[i]:
+                return i
+        elif key is weights[i]:
+            return i
+    return -1
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, Parameter):
+        return "Parameter '" + key.name + "'"
+    return "'" + str(key) + "'"
+
+
+def _weight_part(
+    grads: Any,
+    weights: tuple[Any, ...],
+    weight_keys: tuple[tuple[str, ...], ...],
+    attr_keys: tuple[str, ...],
+    where: str,
+) -> tuple[Any, ...]:
+    """One gradient per weight (zeros for those ``grads`` leaves out) from a dict whose weight
+    keys are Parameters (PYNATIVE) or the names ``{self.w: gw}`` was rewritten to (graphs)."""
+    for key in grads:
+        if _is_weight_key(key, attr_keys) and _weight_of(key, weights, weight_keys) < 0:
+            raise ValueError(
+                where
+                + " returned a gradient for "
+                + _key_text(key)
+                + ", which is not in self.internal_params; list every Parameter bprop gives "
+                "a gradient to in self.internal_params"
+            )
+    result: tuple[Any, ...] = ()
+    for i in range(len(weights)):
+        grad = None
+        for key in grads:
+            if _weight_of(key, weights, weight_keys) == i:
+                grad = grads[key]
+        result = result + (_ZEROS_LIKE(weights[i]) if grad is None else grad,)  # noqa: RUF005 - graph-parsed
+    return result
 
 
 def check_python_value(grads: Any, names: tuple[str, ...], where: str) -> None:
@@ -277,25 +330,42 @@ def check_python_value(grads: Any, names: tuple[str, ...], where: str) -> None:
 
 
 def normalize(
-    grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str, extras_ok: bool = False
+    grads: Any,
+    inputs: tuple[Any, ...],
+    names: tuple[str, ...],
+    where: str,
+    extras_ok: bool = False,
+    weights: tuple[Any, ...] = (),
+    weight_keys: tuple[tuple[str, ...], ...] = (),
+    attr_keys: tuple[str, ...] = (),
 ) -> Any:
     """Turn any return form bprop may use into MindSpore's tuple, one entry per input.
 
     A tuple (``None`` entries become zeros), a dict keyed by parameter name, or a bare value
-    (the first input's gradient). ``(input_grads, {parameter: grad})``, MindSpore's PyNative
-    weight form, keeps its weights; a dict that also holds ``Parameter`` keys
-    (``{"x": gx, self.w: gw}``) is split into that form. Weight gradients reach MindSpore only
-    for cells with ``internal_params``. With ``extras_ok`` (a bprop in MindSpore's own
-    positional form), gradients beyond the inputs are ignored, as MindSpore ignores them.
+    (the first input's gradient). Weight gradients come in MindSpore's form
+    ``(input_grads, {parameter: grad})`` or in a dict that also holds ``Parameter`` keys
+    (``{"x": gx, self.w: gw}``); ``weights`` are the Parameters the cell lists in
+    ``internal_params``, passed to the core after its inputs, and ``weight_keys`` the names
+    each can be returned under in a graph (where ``{self.w: gw}`` was rewritten to
+    ``{"self.w": gw}``; ``attr_keys`` are the names the rewrite made). The result then has one
+    entry per weight after the inputs (zeros for those left out). Without weights, weight
+    gradients are dropped, as MindSpore drops them for a cell without ``internal_params``.
+    With ``extras_ok`` (a bprop in MindSpore's own positional form), gradients beyond the
+    inputs are ignored, as MindSpore ignores them.
     """
     if not in_graph():
         check_python_value(grads, names, where)
     if isinstance(grads, tuple) and len(grads) == 2 and isinstance(grads[1], dict):
-        return (_inputs_part(grads[0], inputs, names, where, extras_ok), grads[1])
-    if _has_parameter_keys(grads):
-        by_name, weights = split_parameter_keys(grads)
-        return (_from_dict(by_name, inputs, names, where), weights)
-    return _inputs_part(grads, inputs, names, where, extras_ok)
+        result = _inputs_part(grads[0], inputs, names, where, extras_ok, attr_keys)
+        if len(weights) == 0:
+            return result
+        return result + _weight_part(grads[1], weights, weight_keys, attr_keys, where)
+    result = _inputs_part(grads, inputs, names, where, extras_ok, attr_keys)
+    if len(weights) == 0:
+        return result
+    if _has_weight_keys(grads, attr_keys):
+        return result + _weight_part(grads, weights, weight_keys, attr_keys, where)
+    return result + _weight_part({}, weights, weight_keys, attr_keys, where)
 
 
 def _probe() -> int:

@@ -53,6 +53,9 @@ class RewrittenBprop:
     has_super: bool = False
     #: Whether some returned tuple holds a container literal (a tuple input's gradients, a dict).
     nested: bool = False
+    #: The names that dict keys naming the cell's attributes (``{self.w: gw}``) were rewritten
+    #: to (``"self.w"``): a graph's dict keys cannot be Parameters.
+    weight_keys: tuple[str, ...] = ()
 
 
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -409,6 +412,7 @@ def rewrite_bprop(
             assert ret.value is not None
             replacements.append((*text.span(ret.value), tuple_text))
             changed = changed or _squash(tuple_text) != _squash(text.segment(ret.value))
+    weight_keys = _weight_key_replacements(fdef, self_name, text, replacements)
     # The body runs to the end of the function's last line (a trailing comment included).
     assert fdef.end_lineno is not None
     body_start, body_end = text.span(fdef.body[0])[0], text.starts[fdef.end_lineno]
@@ -430,7 +434,48 @@ def rewrite_bprop(
         text_body = _SUPER_BPROP.sub(f"super({super_class}, {self_name}).bprop", text_body)
     rewritten = "".join(lines) + indent + text_body + "\n"
     static = static and _ends_in_return(fdef.body)
-    return RewrittenBprop(rewritten, origin, static, tuple(notes or ()), changed, has_super, nested)
+    return RewrittenBprop(
+        rewritten, origin, static, tuple(notes or ()), changed, has_super, nested, weight_keys
+    )
+
+
+def attribute_path(node: ast.expr, self_name: str) -> str | None:
+    """``"self.a.b"`` for the expression ``<self_name>.a.b``, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not parts or not isinstance(node, ast.Name) or node.id != self_name:
+        return None
+    return ".".join(["self", *reversed(parts)])
+
+
+def _weight_key_replacements(
+    fdef: ast.FunctionDef, self_name: str, text: _Text, replacements: list[tuple[int, int, str]]
+) -> tuple[str, ...]:
+    """Add to ``replacements`` the dict keys of ``fdef`` that name the cell's attributes
+    (``{self.w: gw}`` becomes ``{"self.w": gw}``) and give those names.
+
+    Keys inside a return already replaced (a literal return made a full tuple) are left: such
+    a return holds no weight dict.
+    """
+    taken = [(a, b) for a, b, _ in replacements]
+    found: list[str] = []
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.Dict):
+            continue
+        for key in node.keys:
+            path = attribute_path(key, self_name) if key is not None else None
+            if path is None:
+                continue
+            assert key is not None
+            a, b = text.span(key)
+            if any(x <= a and b <= y for x, y in taken):
+                continue
+            replacements.append((a, b, repr(path)))
+            if path not in found:
+                found.append(path)
+    return tuple(found)
 
 
 def _squash(text: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 __all__ = [
     "BINDER",
     "CORE",
-    "CORE_STATIC",
     "DISPATCHER",
     "GRAPH_BPROP",
     "HEADER",
@@ -46,36 +45,27 @@ def bind({signature}):
 # compiler gives a method of a cell that cell's parameters. ``_kwcell_bprop_{token}`` is the
 # PYNATIVE bprop (the user's own function, see PY_BPROP); the graph compiler unwraps it
 # (``__wrapped__``) to the positional version.
+#
+# A cell with ``internal_params`` (weight gradients from its bprop) passes those Parameters to
+# its core as extra inputs, after construct's (``{weight_params}``): their gradients are then
+# the core's own input gradients, in every mode (MindSpore's graphs give none through a bprop
+# otherwise). The core's bprop hands them on to the normaliser with the names each can be
+# returned under (``{weight_args}``).
 CORE = '''\
-def construct({self_args}):
+def construct({self_args}{weight_params}):
     """kwcell core of {qualname}: calls the user's construct with the owner as self."""
     return self._kwcell_owner._kwcell_construct_{token}({construct_args})
 
 
-def bprop({self_args}, out, dout):
+def bprop({self_args}{weight_params}, out, dout):
     """kwcell core of {qualname}: calls the user's bprop with the owner as self."""
-    if self._kwcell_weighted and _kwcell_in_graph():
-        raise RuntimeError({weights_error!r})
-    return self._kwcell_owner._kwcell_bprop_{token}({args_tuple}out, dout)
-'''
-
-# The same when the graph version of bprop was normalised when the class was created (its
-# returns give no weight gradients, so no run-time check is needed) or cannot run at all.
-CORE_STATIC = '''\
-def construct({self_args}):
-    """kwcell core of {qualname}: calls the user's construct with the owner as self."""
-    return self._kwcell_owner._kwcell_construct_{token}({construct_args})
-
-
-def bprop({self_args}, out, dout):
-    """kwcell core of {qualname}: calls the user's bprop with the owner as self."""
-    return self._kwcell_owner._kwcell_bprop_{token}({args_tuple}out, dout)
+    return self._kwcell_owner._kwcell_bprop_{token}({args_tuple}out, dout{weight_args})
 '''
 
 # PYNATIVE runs the user's own bprop, so that tracebacks, pdb breakpoints and coverage see the
 # user's lines; what it returns is normalised here.
 PY_BPROP = '''\
-def bprop({self_args}, out, dout):
+def bprop({self_args}, out, dout{weight_inputs}):
     """kwcell: runs {qualname}.bprop itself (PYNATIVE) and normalizes what it returns.
 
     MindSpore's graph compiler (GRAPH_MODE, @ms.jit) parses ``__wrapped__`` instead.
@@ -86,6 +76,7 @@ def bprop({self_args}, out, dout):
         {names!r},
         {where!r},
         {extras_ok!r},
+        {weights},
     )
 '''
 
@@ -102,7 +93,7 @@ def bprop({self_args}, out, dout):
 
 # The graph version of a rewritten bprop whose returns are normalised at run time.
 GRAPH_BPROP = '''\
-def bprop({self_args}, out, dout):
+def bprop({self_args}, out, dout{weight_inputs}):
     """kwcell (graph): calls the rewritten {qualname}.bprop, then normalizes what it returns."""
     return _kwcell_normalize(
         self._kwcell_rbprop_{token}({args_tuple}out, dout),
@@ -110,13 +101,14 @@ def bprop({self_args}, out, dout):
         {names!r},
         {where!r},
         {extras_ok!r},
+        {weights},
     )
 '''
 
 # A bprop that cannot run (a problem deferred to gradient time, or no source for the graph
 # compiler): raises a clear error when the gradient is taken.
 RAISE_BPROP = '''\
-def bprop({self_args}, out, dout):
+def bprop({self_args}, out, dout{weight_inputs}):
     """kwcell: {qualname}.bprop cannot run here (see the message)."""
     raise {error}({message!r})
 '''
@@ -125,7 +117,7 @@ def bprop({self_args}, out, dout):
 # raises only builtin exception classes, so a constexpr (run while the gradient is compiled)
 # raises the error, an instance of kwcell's class and of MindSpore's (kwcell/_deferred.py).
 RAISE_GRAPH_BPROP = '''\
-def bprop({self_args}, out, dout):
+def bprop({self_args}, out, dout{weight_inputs}):
     """kwcell (graph): {qualname}.bprop raises its definition error when the gradient is taken."""
     return _kwcell_raise()
 '''

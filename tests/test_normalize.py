@@ -59,28 +59,36 @@ def test_input_forms(form: str) -> None:
     assert values(normalize(grads, inputs(), NAMES, WHERE)) == expected
 
 
-def test_weight_form_keeps_the_weights() -> None:
-    w = Parameter(Tensor(W), name="w")
-    result = normalize(((g, None, None), {w: gw}), inputs(), NAMES, WHERE)
-    grads, weights = result
-    assert values(grads) == (G.tolist(), ZEROS.tolist(), 0)
-    assert list(weights) == [w]
-    assert values(weights[w]) == (W * 2).tolist()
+def _weight() -> Any:
+    return Parameter(Tensor(W), name="w")
+
+
+def test_weight_form_gives_the_weights_after_the_inputs() -> None:
+    w = _weight()
+    result = normalize(((g, None, None), {w: gw}), inputs(), NAMES, WHERE, False, (w,), (("self.w",),))
+    assert values(result) == (G.tolist(), ZEROS.tolist(), 0, (W * 2).tolist())
 
 
 def test_weight_form_with_inputs_by_name() -> None:
-    w = Parameter(Tensor(W), name="w")
-    grads, weights = normalize(({"w": g}, {w: gw}), inputs(), NAMES, WHERE)
-    assert values(grads) == (ZEROS.tolist(), G.tolist(), 0)
-    assert list(weights) == [w]
+    w = _weight()
+    result = normalize(({"w": g}, {w: gw}), inputs(), NAMES, WHERE, False, (w,), (("self.w",),))
+    assert values(result) == (ZEROS.tolist(), G.tolist(), 0, (W * 2).tolist())
 
 
-def test_dict_with_parameter_keys_is_split_into_the_weight_form() -> None:
-    w = Parameter(Tensor(W), name="w")
-    grads, weights = normalize({"x": g, w: gw}, inputs(), NAMES, WHERE)
-    assert values(grads) == (G.tolist(), ZEROS.tolist(), 0)
-    assert list(weights) == [w]
-    assert values(weights[w]) == (W * 2).tolist()
+def test_dict_with_parameter_keys_gives_inputs_then_weights() -> None:
+    w, v = _weight(), Parameter(Tensor(W), name="v")
+    result = normalize({"x": g, w: gw}, inputs(), NAMES, WHERE, False, (v, w), (("self.v",), ("self.w",)))
+    assert values(result) == (G.tolist(), ZEROS.tolist(), 0, ZEROS.tolist(), (W * 2).tolist())
+
+
+def test_weight_gradients_without_weights_are_dropped_as_mindspore_drops_them() -> None:
+    w = _weight()
+    assert values(normalize({"x": g, w: gw}, inputs(), NAMES, WHERE)) == (G.tolist(), ZEROS.tolist(), 0)
+    assert values(normalize(((g, None, None), {w: gw}), inputs(), NAMES, WHERE)) == (
+        G.tolist(),
+        ZEROS.tolist(),
+        0,
+    )
 
 
 def test_extra_gradients_are_ignored_only_for_mindspore_forms() -> None:

@@ -2,9 +2,10 @@
 
 MindSpore's own rule: a cell with a custom bprop gets weight gradients only when it lists
 them in ``internal_params`` and its bprop returns ``(input_grads, {parameter: grad})``, and
-only in PYNATIVE mode. Every expected value below is analytic: ``Scale`` computes
-``w * x + shift`` and its bprop returns ``w * dout`` for x and (deliberately) ``2 * x * dout``
-for w, so the weight gradient cannot come from MindSpore's autodiff.
+only in PYNATIVE mode. kwcell gives them in every mode. Every expected value below is
+analytic: ``Scale`` computes ``w * x + shift`` and its bprop returns ``w * dout`` for x and
+(deliberately) ``2 * x * dout`` for w, so the weight gradient cannot come from MindSpore's
+autodiff; the layers of ``tests/weight_cells.py`` train exactly as their autodiff twins.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from mindspore import Parameter, Tensor, nn
 import kwcell
 from kwcell import KwCell, KwCellWarning
 from tests import training_nets as tn
+from tests import weight_cells as wc
 
 X = np.array([1.0, -2.0, 0.5, 4.0], np.float32)
 W0 = np.linspace(0.5, 2.0, tn.IN).astype(np.float32)
@@ -92,30 +94,135 @@ def test_weighted_cell_trains_like_mindspore_pynative() -> None:
     assert not np.allclose(kw_net.scale.w.asnumpy(), W0)  # the bprop's weight gradient moved w
 
 
-@pytest.mark.parametrize("cls", [tn.Scale, TupleScale], ids=lambda c: c.__name__)
-def test_weight_gradient_in_graph_mode_is_a_clear_error(cls: Any) -> None:
+def _make(cls: Any) -> nn.Cell:
+    return cls() if cls is not tn.Scale else cls(W0)
+
+
+@pytest.mark.parametrize("cls", WEIGHTED, ids=lambda c: c.__name__)
+def test_weight_gradient_from_bprop_graph_mode(cls: Any) -> None:
     ms.set_context(mode=ms.GRAPH_MODE)
-    net = cls() if cls is not tn.Scale else cls(W0)
-    expected = (
-        f"{cls.__name__}.bprop: weight gradients from a bprop (internal_params) work only in "
-        "PYNATIVE mode; MindSpore's GRAPH_MODE and @ms.jit do not let a bprop use Parameters"
-    )
-    with pytest.raises(RuntimeError, match=re.escape(expected)):
-        kwcell.grad(net, 0, net.trainable_params())(Tensor(X), shift=1.0)  # type: ignore[no-untyped-call]
-    # the forward pass still works in GRAPH_MODE
-    np.testing.assert_allclose(net(Tensor(X), shift=1.0).asnumpy(), W0 * X + 1.0)
+    try:
+        net = _make(cls)
+        gx, gw = _scale_grads(net, kwcell.grad, Tensor(X), shift=1.0)
+        np.testing.assert_allclose(gx, W0)
+        np.testing.assert_allclose(gw, 2.0 * X)
+        np.testing.assert_allclose(net(Tensor(X), shift=1.0).asnumpy(), W0 * X + 1.0)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
-def test_weight_gradient_under_jit_is_a_clear_error() -> None:
-    net = tn.Scale(W0)
+@pytest.mark.parametrize("cls", WEIGHTED, ids=lambda c: c.__name__)
+def test_weight_gradient_from_bprop_under_jit(cls: Any) -> None:
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    net = _make(cls)
     grad_fn = kwcell.grad(net, 0, net.trainable_params())
 
     @ms.jit
     def step(x: Tensor) -> Any:
-        return grad_fn(x)
+        return grad_fn(x, shift=1.0)
 
-    with pytest.raises(RuntimeError, match=r"Scale\.bprop: weight gradients from a bprop"):
-        step(Tensor(X))
+    gx, (gw,) = step(Tensor(X))
+    np.testing.assert_allclose(gx.asnumpy(), W0)
+    np.testing.assert_allclose(gw.asnumpy(), 2.0 * X)
+
+
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+def test_layers_with_weight_bprops_train_like_autodiff(mode: str) -> None:
+    """An embedding, a layer norm and a dense layer whose bprops give their own weight
+    gradients (the three return forms), trained with TrainOneStepCell: the same weights as the
+    same layers left to MindSpore's autodiff, in GRAPH_MODE as in PYNATIVE."""
+    ms.set_context(mode=getattr(ms, mode))
+    try:
+        w0 = wc.initial_weights()
+        custom = wc.train(wc.Model(w0, custom=True), steps=3)
+        auto = wc.train(wc.Model(w0, custom=False), steps=3)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert set(custom) == set(auto) == set(w0)
+    for name, value in auto.items():
+        np.testing.assert_allclose(custom[name], value, rtol=1e-5, atol=1e-6, err_msg=name)
+        assert not np.allclose(value, w0[name]), name  # every weight trained
+
+
+class Inner(KwCell):
+    """A weight reached through a sub-cell (``self.inner.w``) and a Parameter listed twice."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = nn.Dense(1, 1)
+        self.w = Parameter(Tensor(W0), name="w")
+        self.internal_params = [self.w, self.inner.weight, self.w]
+
+    def construct(self, x: Tensor) -> Tensor:
+        return self.w * x * self.inner.weight[0, 0]
+
+    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        k = self.inner.weight[0, 0]
+        return {
+            "x": self.w * k * dout,
+            self.w: x * k * dout,
+            self.inner.weight: (self.w * x * dout).sum().reshape((1, 1)),
+        }
+
+
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+def test_weight_of_a_sub_cell_and_a_weight_listed_twice(mode: str) -> None:
+    ms.set_context(mode=getattr(ms, mode))
+    try:
+        net = Inner()
+        k = float(net.inner.weight.asnumpy()[0, 0])
+        gx, (gw, gk) = kwcell.grad(net, 0, [net.w, net.inner.weight])(Tensor(X))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(gx.asnumpy(), W0 * k, rtol=1e-6)
+    np.testing.assert_allclose(gw.asnumpy(), X * k, rtol=1e-6)  # once, though listed twice
+    np.testing.assert_allclose(gk.asnumpy(), [[float((W0 * X).sum())]], rtol=1e-6)
+
+
+def test_internal_params_set_after_the_first_call_is_read_at_the_next() -> None:
+    """MindSpore reads internal_params when the gradient is taken; so does kwcell."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    net = tn.Scale(W0)
+    net.internal_params = []
+    _, (gw,) = kwcell.grad(net, 0, [net.w])(Tensor(X))
+    np.testing.assert_array_equal(gw.asnumpy(), np.zeros_like(W0))  # as nn.Cell: none listed
+    net.internal_params = [net.w]
+    _, (gw,) = kwcell.grad(net, 0, [net.w])(Tensor(X))
+    np.testing.assert_allclose(gw.asnumpy(), 2.0 * X)
+
+
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+def test_gradient_for_a_parameter_not_listed_is_an_error(mode: str) -> None:
+    class TwoWeights(KwCell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = Parameter(Tensor(W0), name="w")
+            self.v = Parameter(Tensor(W0), name="v")
+            self.internal_params = [self.w]
+
+        def construct(self, x: Tensor) -> Tensor:
+            return self.w * self.v * x
+
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return {"x": dout, self.w: dout, self.v: dout}
+
+    ms.set_context(mode=getattr(ms, mode))
+    key = "Parameter 'v'" if mode == "PYNATIVE_MODE" else "'self.v'"
+    expected = f"TwoWeights.bprop returned a gradient for {key}, which is not in self.internal_params"
+    try:
+        net = TwoWeights()
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            kwcell.grad(net, 0, net.trainable_params())(Tensor(X))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_internal_params_holding_something_else_is_an_error() -> None:
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    net = tn.Scale(W0)
+    net.internal_params = [net.w, Tensor(W0)]  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=r"Scale\.internal_params\[1\] is a Tensor; internal_params lists"):
+        net(Tensor(X))
 
 
 def test_parameter_key_that_is_not_a_construct_parameter_is_still_an_error() -> None:
