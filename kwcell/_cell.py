@@ -215,10 +215,13 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         construct, construct_self = instance_forward(self)
         if construct is None:
             return None
-        found = plan(type(self), construct, bprop, construct_self=construct_self, warn=False)
+        weights = self.__dict__.get(_WEIGHTS, ())
+        found = plan(
+            type(self), construct, bprop, construct_self=construct_self, warn=False, weights=len(weights)
+        )
         if found is PASSTHROUGH:
             return None
-        return types.MethodType(found.py_bprop, self)
+        return types.MethodType(found.face if weights else found.py_bprop, self)
 
     @staticmethod
     def _kwcell_instance_changed(cell: Any, name: str) -> None:
@@ -281,10 +284,10 @@ def _weights_of(cell: nn.Cell, listed: tuple[Any, ...], info: KwCellInfo) -> tup
 
 
 def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> tuple[tuple[str, ...], ...]:
-    """For each weight, the names a graph's bprop can return its gradient under: every
-    ``self.<path>`` that reaches it (``{self.dense.weight: g}`` is rewritten to
-    ``{"self.dense.weight": g}``)."""
-    paths: list[list[str]] = [[] for _ in weights]
+    """For each weight, the names a graph's bprop can return its gradient under: its index
+    ``#<i>`` and every ``self.<path>`` that reaches it (``{self.dense.weight: g}`` is
+    rewritten to ``{"self.dense.weight": g}``)."""
+    paths: list[list[str]] = [[f"#{i}"] for i in range(len(weights))]  # by index (_templates.FACE)
     for prefix, sub in cell.cells_and_names():
         params: dict[str, Any] = getattr(sub, "_params", {})  # nn.Cell's own Parameters by name
         for name, p in params.items():

@@ -30,6 +30,7 @@ from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, CellSpec, Signature
 from ._templates import (
     CORE,
     DISPATCHER,
+    FACE,
     GRAPH_BPROP,
     HEADER,
     PY_BPROP,
@@ -346,6 +347,23 @@ def generate(
         defaults={"construct": defaults_of(spec.construct)},
     )
     units = [core_unit, dispatcher_unit, *bprop_parts.units]
+    if weights:
+        face = FACE.format(
+            self_args=", ".join(["self", *names]),
+            qualname=qualname,
+            token=token,
+            args_tuple="".join(f"{n}, " for n in names),
+            count=len(names),
+            weight_items=", ".join(f"'#{i}': weights[{i}]" for i in range(weights)),
+        )
+        units.append(
+            Unit(
+                "face",
+                face,
+                {"__name__": __name__, "__builtins__": __builtins__},
+                closure={"_kwcell_split": _runtime.split},
+            )
+        )
     units.append(
         binder_unit(spec.construct, qualname=f"{qualname}.construct", with_self=True, rendered=rendered)
     )
@@ -390,6 +408,9 @@ def generate(
     dispatcher.__doc__ = getattr(construct, "__doc__", None) or dispatcher.__doc__
     dispatcher.__annotations__ = dict(getattr(construct, "__annotations__", {}))
     dispatcher._kwcell_generated = True  # type: ignore[attr-defined]
+    face_fn = fns["face"]["bprop"] if weights else None
+    if face_fn is not None:
+        face_fn.__qualname__ = f"{qualname}.bprop"
     bind = fns["binder"]["bind"]
     bind.__qualname__ = f"{qualname}.construct"
     path = dispatcher.__code__.co_filename
@@ -406,6 +427,7 @@ def generate(
         token=token,
         py_bprop=py_bprop,
         reading=reading,
+        face=face_fn,
     )
 
 

@@ -44,6 +44,9 @@ class KwCellInfo:
     #: How bprop receives construct's inputs: ``_validate.CLASSIC_ARGS``, ``BY_POSITION`` or
     #: ``BY_NAME``.
     reading: str = ""
+    #: For a plan with weights: what a graph's ``super().bprop`` reaching this bprop calls
+    #: (``_templates.FACE``).
+    face: Callable[..., Any] | None = None
 
 
 class _Passthrough:

@@ -25,7 +25,7 @@ import mindspore.ops.functional as F
 from mindspore import Parameter, Tensor, ops
 from mindspore.ops import HyperMap, MultitypeFuncGraph, constexpr
 
-__all__ = ["graph_zero", "in_graph", "normalize", "zero"]
+__all__ = ["graph_zero", "in_graph", "normalize", "split", "zero"]
 
 # One primitive instance for every zero kwcell generates. ``ops.zeros_like`` (a function) in
 # a generated bprop breaks GRAPH_MODE compilation when the cell's construct calls
@@ -292,11 +292,13 @@ def _weight_part(
     weight_keys: tuple[tuple[str, ...], ...],
     attr_keys: tuple[str, ...],
     where: str,
+    every: bool,
 ) -> tuple[Any, ...]:
     """One gradient per weight (zeros for those ``grads`` leaves out) from a dict whose weight
-    keys are Parameters (PYNATIVE) or the names ``{self.w: gw}`` was rewritten to (graphs)."""
+    keys are Parameters (PYNATIVE) or the names ``{self.w: gw}`` was rewritten to (graphs).
+    With ``every`` (the dict of ``(input_grads, {...})``), every key must name a weight."""
     for key in grads:
-        if _is_weight_key(key, attr_keys) and _weight_of(key, weights, weight_keys) < 0:
+        if (every or _is_weight_key(key, attr_keys)) and _weight_of(key, weights, weight_keys) < 0:
             raise ValueError(
                 where
                 + " returned a gradient for "
@@ -359,13 +361,18 @@ def normalize(
         result = _inputs_part(grads[0], inputs, names, where, extras_ok, attr_keys)
         if len(weights) == 0:
             return result
-        return result + _weight_part(grads[1], weights, weight_keys, attr_keys, where)
+        return result + _weight_part(grads[1], weights, weight_keys, attr_keys, where, True)
     result = _inputs_part(grads, inputs, names, where, extras_ok, attr_keys)
     if len(weights) == 0:
         return result
     if _has_weight_keys(grads, attr_keys):
-        return result + _weight_part(grads, weights, weight_keys, attr_keys, where)
-    return result + _weight_part({}, weights, weight_keys, attr_keys, where)
+        return result + _weight_part(grads, weights, weight_keys, attr_keys, where, False)
+    return result + _weight_part({}, weights, weight_keys, attr_keys, where, False)
+
+
+def split(grads: tuple[Any, ...], count: int) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """``grads[:count]`` and the rest (the inputs' and the weights' gradients)."""
+    return grads[:count], grads[count:]
 
 
 def _probe() -> int:

@@ -179,6 +179,31 @@ def test_weight_of_a_sub_cell_and_a_weight_listed_twice(mode: str) -> None:
     np.testing.assert_allclose(gk.asnumpy(), [[float((W0 * X).sum())]], rtol=1e-6)
 
 
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        wc.WeightedChild,
+        wc.WeightedSuper,
+        wc.WeightedPositional,
+        wc.WeightedOnce,
+        lambda: wc.WeightedOnce(2.0 * wc.W0),
+    ],
+    ids=["subclass", "super", "positional", "compile_once", "compile_once_other_w"],
+)
+def test_weight_gradients_through_the_class_machinery(make: Any, mode: str) -> None:
+    ms.set_context(mode=getattr(ms, mode))
+    try:
+        net = make()
+        x = Tensor(wc.W0 - 2.0)
+        grads = kwcell.grad(net, 0, [net.w])
+        gx, (gw,) = grads(x, 1.0) if isinstance(net, wc.WeightedPositional) else grads(x, shift=1.0)  # type: ignore[no-untyped-call]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(gx.asnumpy(), net.w.asnumpy())
+    np.testing.assert_allclose(gw.asnumpy(), 3.0 * (wc.W0 - 2.0))
+
+
 def test_internal_params_set_after_the_first_call_is_read_at_the_next() -> None:
     """MindSpore reads internal_params when the gradient is taken; so does kwcell."""
     ms.set_context(mode=ms.PYNATIVE_MODE)

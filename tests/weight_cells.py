@@ -173,3 +173,53 @@ def train(net: nn.Cell, steps: int) -> dict[str, Array]:
     for ids, label in batches(steps):
         step(ids, label)
     return {p.name.split(".")[-1]: p.asnumpy().copy() for p in net.trainable_params()}
+
+
+# ---- the same weighted bprop reached through the class machinery ----------------------------
+
+W0 = np.array([1.0, 2.0, 0.5], np.float32)
+
+
+class Weighted(KwCell):
+    """``w * x + shift``; the bprop's weight gradient is deliberately ``3 * x * dout``."""
+
+    def __init__(self, w: Array = W0) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(w), name="w")
+        self.internal_params = [self.w]
+
+    def construct(self, x: Tensor, shift: float = 0.0) -> Tensor:
+        return self.w * x + shift
+
+    def bprop(self, x: Tensor, shift: float = 0.0, *, out: Tensor, dout: Tensor) -> Any:
+        return {"x": self.w * dout, self.w: 3.0 * x * dout}
+
+
+class WeightedChild(Weighted):
+    """Inherits the bprop."""
+
+
+class WeightedSuper(Weighted):
+    """Passes the parent's gradients on through ``super().bprop``."""
+
+    def bprop(self, x: Tensor, shift: float = 0.0, *, out: Tensor, dout: Tensor) -> Any:
+        return super().bprop(x, shift, out=out, dout=dout)
+
+
+class WeightedOnce(Weighted, compile_once=True):
+    """compile_once: instances with weights are compiled on their own."""
+
+
+class WeightedPositional(KwCell):
+    """MindSpore's own positional form, as written for an ``nn.Cell`` with ``internal_params``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(W0), name="w")
+        self.internal_params = [self.w]
+
+    def construct(self, x: Tensor, shift: float) -> Tensor:
+        return self.w * x + shift
+
+    def bprop(self, x: Tensor, shift: float, out: Tensor, dout: Tensor) -> Any:
+        return (self.w * dout, 0), {self.w: 3.0 * dout * x}
