@@ -60,6 +60,19 @@ def _mapping(info: KwCellInfo, forward: str = "construct") -> list[str]:
     return ["  " + "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
+def _weights(cell: object) -> list[str]:
+    """For an instance that lists weights: which, and how they reach its bprop."""
+    listed = getattr(cell, "internal_params", None) if isinstance(cell, nn.Cell) else None
+    if not listed:
+        return []
+    names = ", ".join(repr(getattr(p, "name", p)) for p in listed)
+    return [
+        f"weights (internal_params): {names}; passed to the core after construct's inputs, "
+        "their gradients are the ones bprop returns for them (in GRAPH_MODE and @ms.jit a dict "
+        "key is written self.<attribute>)"
+    ]
+
+
 def _generated(info: KwCellInfo) -> list[str]:
     return _files(info.files)
 
@@ -177,6 +190,7 @@ def explain(cls: type | nn.Cell | CustomBprop[..., object]) -> str:
         f"bprop(self, {_params_text(spec.bprop.signature)})",
         f"bprop style: {_style(spec.bprop, info.reading)}",
         *describe(cls),
+        *_weights(cls),
         "",
         "Parameter mapping (construct's order; MindSpore sees the core's positional inputs):",
         *_mapping(info),

@@ -158,3 +158,15 @@ def test_a_kwcell_left_as_an_nn_cell_differentiates_as_one() -> None:
             ms.grad(cell, grad_position=(0, 1))(Tensor(x), Tensor(y))
         errors.append(type(info.value))
     assert errors == [RuntimeError, RuntimeError]
+
+
+def test_an_instance_with_weights_says_which_and_how() -> None:
+    from tests import weight_cells as wc
+
+    text = kwcell.explain(wc.Weighted())
+    assert (
+        "weights (internal_params): 'w'; passed to the core after construct's inputs, their "
+        "gradients are the ones bprop returns for them (in GRAPH_MODE and @ms.jit a dict key is "
+        "written self.<attribute>)"
+    ) in text
+    assert "weights (internal_params)" not in kwcell.explain(wc.Weighted)
