@@ -126,21 +126,26 @@ def test_weight_gradient_from_bprop_under_jit(cls: Any) -> None:
     np.testing.assert_allclose(gw.asnumpy(), 2.0 * X)
 
 
-@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
-def test_layers_with_weight_bprops_train_like_autodiff(mode: str) -> None:
+def test_layers_with_weight_bprops_train_like_autodiff_in_both_modes() -> None:
     """An embedding, a layer norm and a dense layer whose bprops give their own weight
-    gradients (the three return forms), trained with TrainOneStepCell: the same weights as the
-    same layers left to MindSpore's autodiff, in GRAPH_MODE as in PYNATIVE."""
-    ms.set_context(mode=getattr(ms, mode))
+    gradients (the three return forms), trained with TrainOneStepCell: the same weights in
+    GRAPH_MODE as in PYNATIVE, and as the same layers left to MindSpore's autodiff."""
+    w0 = wc.initial_weights()
+    trained = {}
     try:
-        w0 = wc.initial_weights()
-        custom = wc.train(wc.Model(w0, custom=True), steps=3)
-        auto = wc.train(wc.Model(w0, custom=False), steps=3)
+        for mode in ("PYNATIVE_MODE", "GRAPH_MODE"):
+            ms.set_context(mode=getattr(ms, mode))
+            for custom in (True, False):
+                trained[mode, custom] = wc.train(wc.Model(w0, custom=custom), steps=3)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
-    assert set(custom) == set(auto) == set(w0)
-    for name, value in auto.items():
-        np.testing.assert_allclose(custom[name], value, rtol=1e-5, atol=1e-6, err_msg=name)
+    reference = trained["PYNATIVE_MODE", False]
+    assert set(reference) == set(w0)
+    for key, weights in trained.items():
+        assert set(weights) == set(w0), key
+        for name, value in reference.items():
+            np.testing.assert_allclose(weights[name], value, rtol=1e-5, atol=1e-6, err_msg=f"{key} {name}")
+    for name, value in reference.items():
         assert not np.allclose(value, w0[name]), name  # every weight trained
 
 
