@@ -236,6 +236,23 @@ def _bprop_units(
 
 _WEIGHT_INPUTS = ", _kwcell_weights, _kwcell_weight_keys"
 
+# MindSpore's graph optimizer does not finish (measured: MindSpore 2.10, CPU) on the gradient of
+# a recomputed cell that passes Parameters to a bprop cell; a weighted dispatcher refuses it
+# instead (when MindSpore compiles it, before the gradient is taken).
+_REFUSE = """    if self._has_config_recompute and _kwcell_in_graph():
+        raise RuntimeError({message!r})
+"""
+
+
+def _recompute_message(qualname: str) -> str:
+    return (
+        f"{qualname}: a recomputed cell (recompute() on it or on a cell holding it) whose "
+        "internal_params lists Parameters cannot be compiled into a graph (GRAPH_MODE, @ms.jit): "
+        "MindSpore's graph compiler does not finish on the gradient of such a cell. Run it in "
+        "PYNATIVE mode, leave it out of recompute(), or empty its internal_params (its bprop then "
+        "gives no weight gradients, as on nn.Cell)"
+    )
+
 
 def _weights_text(weights: int, attr_keys: tuple[str, ...], *, py: bool = False) -> str:
     """The weight arguments of a generated bprop's ``normalize`` call.
@@ -341,9 +358,10 @@ def generate(
             args=args + (", *self._kwcell_weights" if weights else ""),
             token=token,
             qualname=qualname,
+            refuse=_REFUSE.format(message=_recompute_message(qualname)) if weights else "",
         ),
         module_globals,
-        closure=closure,
+        closure={**closure, "_kwcell_in_graph": _runtime.in_graph} if weights else closure,
         defaults={"construct": defaults_of(spec.construct)},
     )
     units = [core_unit, dispatcher_unit, *bprop_parts.units]

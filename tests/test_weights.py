@@ -343,3 +343,32 @@ def test_no_warning_when_parameters_are_graded_frozen_or_absent() -> None:
 def test_warning_is_a_user_warning() -> None:
     assert issubclass(KwCellWarning, UserWarning)
     assert kwcell.KwCellWarning is KwCellWarning
+
+
+class _Recomputed(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = wc.Weighted()
+        self.inner.recompute()
+
+    def construct(self, x: Tensor) -> Tensor:
+        out: Tensor = self.inner(x, shift=1.0).sum()
+        return out
+
+
+def test_recomputed_weighted_cell_is_a_clear_error_in_graphs_and_works_in_pynative() -> None:
+    """MindSpore's graph compiler does not finish on it (measured): refused, not hung."""
+    x = Tensor(wc.W0 - 2.0)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    net = _Recomputed()
+    (gw,) = ms.grad(net, None, net.trainable_params())(x)
+    np.testing.assert_allclose(gw.asnumpy(), 3.0 * (wc.W0 - 2.0))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        expected = (
+            "Weighted: a recomputed cell (recompute() on it or on a cell holding it) whose internal_params"
+        )
+        with pytest.raises(RuntimeError, match=re.escape(expected)):
+            ms.grad(net, None, net.trainable_params())(x)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
