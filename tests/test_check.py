@@ -141,3 +141,53 @@ def test_help_stands_alone() -> None:
     emitted = set(re.findall(r'"(KW\d{3})"', (ROOT / "kwcell" / "_check.py").read_text(encoding="utf-8")))
     assert {"KW001", "KW101", "KW901"} <= emitted
     assert sorted(documented) == sorted(emitted), "every code the check reports is explained"
+
+
+# A library whose bases are decorated with @kwcell.keyword_bprop (one with a metaclass of its
+# own, one through an alias, one with the compile_once= form): its classes get the KwCell
+# codes and messages, and no plain-cell code (Gelu's construct defaults are fine for a KwCell)
+LIB = "tests/fixtures/checklib"
+LIBRARY = f"{LIB}/library.py"
+DECORATED = [
+    f"{LIBRARY}:53: KW004: WrongDefault.bprop: parameter 'alpha' has default 2.0 but construct gives it "
+    "default 1.0; bprop always receives the value construct got, so drop the default or make it match; "
+    "expected e.g. bprop(self, x, alpha=1.0, *, out, dout)",
+    # the class line, though the library's metaclass runs the class statement
+    f"{LIBRARY}:61: KW001: Clipped.bprop: parameter 'limit' is not a parameter of "
+    "construct(self, x, bound=1.0); expected e.g. bprop(self, x, bound=1.0, *, out, dout)",
+    # the class line, not the decorator's
+    f"{LIBRARY}:70: KW002: Standalone.bprop: construct parameter 'w' is missing from bprop; name it, or "
+    "add '**kwargs' to receive the inputs bprop does not name; expected e.g. bprop(self, x, w=1.0, *, out, "
+    "dout) (MindSpore's bprop form: the gradient of Standalone will raise this error)",
+]
+ENCODER = (
+    f"{LIB}/models.py:12: KW002: Encoder.bprop: construct parameter 'mask' is missing from bprop; name it, "
+    "or add '**kwargs' to receive the inputs bprop does not name; expected e.g. "
+    "bprop(self, x, mask=None, scale=1.0, *, out, dout)"
+)
+
+
+def test_decorated_classes_and_their_subclasses_are_checked_as_kwcells() -> None:
+    result = run(LIB, "--format", "json")
+    assert result.returncode == 1, result.stderr[-2000:]
+    report: dict[str, Any] = json.loads(result.stdout)
+    lines = [f"{p['file']}:{p['line']}: {p['code']}: {p['message']}" for p in report["problems"]]
+    assert lines == [*DECORATED, ENCODER]
+    assert [p["class"] for p in report["problems"]] == [
+        "checklib.library.WrongDefault",
+        "checklib.library.Clipped",
+        "checklib.library.Standalone",
+        "checklib.models.Encoder",
+    ]
+    # library: the two bases, Gelu, the three bad models, AfterTheErrors; models: Encoder, SteepGelu
+    assert report["summary"] == "kwcell check: 4 problems (9 cells checked in 3 modules)"
+
+
+def test_a_model_module_is_checked_against_its_decorated_base_in_another_module() -> None:
+    """Importing the model module runs the library's class statements too, as for a KwCell base."""
+    result = run(f"{LIB}/models.py")
+    assert result.stdout.splitlines() == [
+        *DECORATED,
+        ENCODER,
+        "kwcell check: 4 problems (5 cells checked in 1 module)",
+    ], result.stderr[-2000:]
