@@ -210,7 +210,11 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
         )
         if cls is None:
             namespace["bprop"] = BpropSlot(None)  # a cell without a bprop of its own
-            cls = type.__new__(mcls, name, bases, namespace, **kw)
+            try:
+                cls = type.__new__(mcls, name, bases, namespace, **kw)
+            except KwCellDefinitionError:  # compile_once=... (reported already) raises again
+                kw.pop("compile_once", None)
+                cls = type.__new__(mcls, name, bases, namespace, **kw)
         return cls
 
     saved_setup = _decorate.__dict__["_setup"]
