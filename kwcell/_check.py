@@ -1,8 +1,10 @@
 """``python -m kwcell check PATH_OR_MODULE...``: find bprop hazards in a library's cells.
 
 Imports the given modules (a ``.py`` file, a directory of them, or a dotted module name; a
-package is checked with all its submodules), finds every ``KwCell`` subclass and every plain
-``nn.Cell`` subclass with a ``bprop`` defined there, and prints one line per problem,
+package is checked with all its submodules), finds every class that behaves as a KwCell (a
+``KwCell`` subclass, or a class decorated with ``@kwcell.keyword_bprop`` or derived from one,
+in that module or another) and every plain ``nn.Cell`` subclass with a ``bprop`` defined
+there, and prints one line per problem,
 ``file:line: code: message``, then a summary line. Exit status 1 when there is a problem,
 0 otherwise, 2 for a target that is neither a path nor an importable module. ``--format json``
 prints one JSON object instead. The command line itself is :mod:`kwcell._cli`; ``--help`` shows
@@ -10,9 +12,11 @@ the "Codes" section below, so it is written for users.
 
 Codes
 -----
-KwCell definitions (reported at the ``class`` line; the message is the
-``KwCellDefinitionError`` the class statement raised), and the same for ``kwcell.custom_bprop``
-functions (reported at the ``@f.bprop`` line, or the function's own line for its own problems):
+KwCell definitions, of ``KwCell`` subclasses and of classes decorated with
+``@kwcell.keyword_bprop`` and their subclasses (reported at the ``class`` line; the message is
+the ``KwCellDefinitionError`` the class statement raised), and the same for
+``kwcell.custom_bprop`` functions (reported at the ``@f.bprop`` line, or the function's own
+line for its own problems):
 
 - ``KW001`` bprop has a parameter that is not a parameter of construct.
 - ``KW002`` a construct parameter is missing from bprop, which has no ``**kwargs``.
@@ -51,17 +55,19 @@ import importlib
 import inspect
 import os
 import pkgutil
+import re
 import sys
 import traceback
 import types
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from mindspore import nn
 
-from ._cell import KwCell
+from . import _decorate
+from ._decorate import has_kwcell_behaviour
 from ._errors import KwCellDefinitionError, KwCellWarning
 from ._functional import collecting, function_info
 from ._lookup import BpropSlot
@@ -71,6 +77,8 @@ from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, format_params, signature_o
 from ._validate import check_returned_literal, expected_bprop, position_conflicts
 
 __all__ = ["MissingTargetError", "Problem", "check"]
+
+_T = TypeVar("_T")
 
 # First matching fragment of a KwCellDefinitionError message -> code.
 _DEFINITION_CODES = (
@@ -126,13 +134,64 @@ def _definition_code(message: str) -> str:
     return "KW008"
 
 
+def _class_site(cls: type) -> tuple[str, int] | None:
+    """The file and ``class`` line of ``cls`` (after its decorators), read from its source."""
+    try:
+        file = inspect.getsourcefile(cls)
+        lines, start = inspect.getsourcelines(cls)
+    except (OSError, TypeError):
+        return None
+    if file is None:
+        return None
+    offset = next((i for i, text in enumerate(lines) if _CLASS_LINE.match(text)), 0)
+    return file, start + offset
+
+
+_CLASS_LINE = re.compile(r"\s*class\s")
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _caller_site() -> tuple[str, int]:
+    """Where the code outside kwcell that is running now stands (file, line)."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+    return frame.f_code.co_filename, frame.f_lineno
+
+
 @contextlib.contextmanager
 def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
-    """Record a KwCell class statement's ``KwCellDefinitionError`` instead of stopping the import.
+    """Record a KwCell's ``KwCellDefinitionError`` instead of stopping the import.
 
-    The failing class is created without its bprop (as a plain cell) so that the rest of the
-    module still imports and is checked.
+    Both ways a class gets KwCell's checks are followed: a ``KwCell`` class statement
+    (``KwCellMeta.__new__``) and a class decorated with ``@kwcell.keyword_bprop`` or derived
+    from one (``kwcell._decorate._setup``). The failing class is left without its bprop (a
+    plain cell) so that the rest of the module still imports and is checked.
     """
+
+    def define(run: Callable[[], _T], label: str, where: Callable[[], tuple[str, int]]) -> _T | None:
+        """``run()``, the class's definition checks; ``None`` when it raised. Its error, and the
+        warnings of MindSpore's own bprop forms (which only warn at class creation, their
+        gradient raises), are reported at ``where()``."""
+
+        def report(message: str) -> None:
+            file, line = where()
+            found.append(Problem(_display(file), line, _definition_code(message), message, label))
+
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", KwCellWarning)
+                result = run()
+        except KwCellDefinitionError as exc:
+            report(str(exc))
+            return None
+        for warning in caught:
+            if issubclass(warning.category, KwCellWarning):
+                report(str(warning.message))
+            else:
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+        return result
+
     saved = KwCellMeta.__dict__["__new__"]
     original = KwCellMeta.__new__
 
@@ -143,37 +202,38 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
             # the cell behind a kwcell.custom_bprop function: reported by function_problem
             return original(mcls, name, bases, namespace, **kw)
         frame = sys._getframe(1)  # the frame running the class statement
-        qualname = str(namespace.get("__qualname__", name))
-
-        def report(message: str) -> None:
-            found.append(
-                Problem(
-                    _display(frame.f_code.co_filename),
-                    frame.f_lineno,
-                    _definition_code(message),
-                    message,
-                    f"{namespace.get('__module__', '?')}.{qualname}",
-                )
-            )
-
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", KwCellWarning)
-                cls = original(mcls, name, bases, namespace, **kw)
-            # MindSpore's own bprop forms only warn at class creation (their gradient raises):
-            # the check reports them all the same.
-            for warning in caught:
-                if issubclass(warning.category, KwCellWarning):
-                    report(str(warning.message))
-                else:
-                    warnings.warn_explicit(
-                        warning.message, warning.category, warning.filename, warning.lineno
-                    )
-            return cls
-        except KwCellDefinitionError as exc:
-            report(str(exc))
+        label = f"{namespace.get('__module__', '?')}.{namespace.get('__qualname__', name)}"
+        cls = define(
+            lambda: original(mcls, name, bases, namespace, **kw),
+            label,
+            lambda: (frame.f_code.co_filename, frame.f_lineno),
+        )
+        if cls is None:
             namespace["bprop"] = BpropSlot(None)  # a cell without a bprop of its own
-            return type.__new__(mcls, name, bases, namespace, **kw)
+            try:
+                cls = type.__new__(mcls, name, bases, namespace, **kw)
+            except KwCellDefinitionError:  # compile_once=... (reported already) raises again
+                kw.pop("compile_once", None)
+                cls = type.__new__(mcls, name, bases, namespace, **kw)
+        return cls
+
+    saved_setup = _decorate.__dict__["_setup"]
+
+    def lenient_setup(klass: type, compile_once: bool | None) -> None:
+        # run by @kwcell.keyword_bprop on its class and by a subclass's class statement
+        site = _caller_site()
+        label = f"{klass.__module__}.{klass.__qualname__}"
+
+        def setup() -> bool:
+            saved_setup(klass, compile_once)
+            return True
+
+        if define(setup, label, lambda: _class_site(klass) or site) is None:
+            # without a bprop of its own, and set up as far as it goes (reported already)
+            type.__setattr__(klass, "bprop", BpropSlot(None, klass))
+            with contextlib.suppress(KwCellDefinitionError), warnings.catch_warnings():
+                warnings.simplefilter("ignore", KwCellWarning)
+                saved_setup(klass, compile_once)
 
     def function_problem(label: str, code: types.CodeType, message: str, warning: bool) -> None:
         # at the function's first line: the @scaled.bprop (or @kwcell.custom_bprop) line
@@ -181,11 +241,13 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
         found.append(Problem(_display(code.co_filename), code.co_firstlineno, problem_code, message, label))
 
     KwCellMeta.__new__ = staticmethod(lenient)  # type: ignore[method-assign]
+    _decorate._setup = lenient_setup
     try:
         with collecting(function_problem):
             yield
     finally:
         type.__setattr__(KwCellMeta, "__new__", saved)
+        _decorate._setup = saved_setup
 
 
 def _module_name(path: str) -> tuple[str, str]:
@@ -371,7 +433,7 @@ def check(targets: Sequence[str]) -> tuple[list[Problem], int, int]:
             if not issubclass(cls, nn.Cell) or label in checked:
                 continue
             file = _display(inspect.getsourcefile(cls) or getattr(module, "__file__", None) or "?")
-            if issubclass(cls, KwCell):
+            if has_kwcell_behaviour(cls):
                 checked.add(label)  # its class statement passed the definition checks
             elif callable(getattr(cls, "bprop", None)) and callable(getattr(cls, "construct", None)):
                 checked.add(label)

@@ -28,10 +28,11 @@ Tools for MindSpore cells with a custom bprop: find the cells whose bprop MindSp
 call with the wrong values, and KwCell classes whose definition fails."""
 
 _CHECK_DESCRIPTION = """\
-Import the given modules and report bprop hazards in their cells: KwCell classes whose
-definition fails, and plain nn.Cell classes whose bprop MindSpore would call with the wrong
-values. A target is a .py file, a directory (every .py file under it) or a dotted module
-name (a package is checked with all its submodules).
+Import the given modules and report bprop hazards in their cells: KwCell classes (and
+classes decorated with @kwcell.keyword_bprop) whose definition fails, and plain nn.Cell
+classes whose bprop MindSpore would call with the wrong values. A target is a .py file, a
+directory (every .py file under it) or a dotted module name (a package is checked with all
+its submodules).
 
 Prints one line per problem, FILE:LINE: CODE: MESSAGE, then a summary line.
 Exit status: 0 no problems, 1 problems found, 2 bad command line (e.g. a target that does

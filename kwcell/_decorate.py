@@ -29,7 +29,7 @@ from ._meta import _SLOTS, _warn_ungraded_parameters, check_class, slot_for
 from ._reuse import configure as _configure_reuse
 from ._spec import safe_repr
 
-__all__ = ["keyword_bprop"]
+__all__ = ["has_kwcell_behaviour", "keyword_bprop"]
 
 _C = TypeVar("_C", bound=type)
 
@@ -59,6 +59,23 @@ def _slotify(klass: type) -> None:
             type.__setattr__(klass, name, slot(None, klass))
         elif not is_slot(found):
             type.__setattr__(klass, name, slot_for(klass.__qualname__, name, found, klass))
+
+
+def has_kwcell_behaviour(cls: type) -> bool:
+    """Whether ``cls`` behaves as a KwCell: a ``KwCell`` subclass, or a class decorated with
+    :func:`keyword_bprop` or derived from one (what the tools treat as a KwCell)."""
+    return isinstance(cls, type(KwCell)) or any(MANAGED in klass.__dict__ for klass in cls.__mro__)
+
+
+def _setup(klass: type, compile_once: bool | None) -> None:
+    """What ``KwCellMeta.__new__`` and ``KwCell.__init_subclass__`` do for a KwCell, for a
+    decorated class or a subclass of one: slots, ``compile_once``, the definition checks.
+
+    Looked up when it runs, so that ``kwcell check`` can record its errors
+    (``kwcell._check``) as it does a KwCell class statement's."""
+    _slotify(klass)
+    _configure_reuse(klass, compile_once)
+    check_class(klass)
 
 
 def _reslot(cls: type) -> None:
@@ -120,14 +137,10 @@ def _install(cls: type, compile_once: bool | None) -> None:
             original_subclass_hook.__func__(sub, **kwargs)
         else:
             _super(root, sub).__init_subclass__(**kwargs)
-        _slotify(sub)
-        _configure_reuse(sub, once)
-        check_class(sub)
+        _setup(sub, once)
 
     type.__setattr__(cls, "__init_subclass__", classmethod(__init_subclass__))
-    _slotify(cls)
-    _configure_reuse(cls, compile_once)
-    check_class(cls)
+    _setup(cls, compile_once)
 
 
 @overload
@@ -192,10 +205,8 @@ def keyword_bprop(cls: Any = None, /, *, compile_once: bool | None = None) -> An
         if not (isinstance(klass, type) and issubclass(klass, nn.Cell)):
             msg = f"keyword_bprop: expected a subclass of mindspore.nn.Cell, got {safe_repr(klass)}"
             raise KwCellDefinitionError(msg)
-        if isinstance(klass, type(KwCell)):
-            return klass  # a KwCell already behaves so
-        if MANAGED in klass.__dict__:
-            return klass
+        if isinstance(klass, type(KwCell)) or MANAGED in klass.__dict__:
+            return klass  # a KwCell, or a class decorated already
         _install(klass, compile_once)
         return klass
 

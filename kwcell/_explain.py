@@ -12,8 +12,9 @@ import os
 
 from mindspore import nn
 
+from ._decorate import has_kwcell_behaviour
 from ._functional import CustomBprop, function_info
-from ._meta import KwCellInfo, KwCellMeta, info_of
+from ._meta import KwCellInfo, info_of
 from ._reuse import FLAG, describe
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, Signature, format_params, signature_of
 from ._validate import BY_POSITION
@@ -169,7 +170,7 @@ def explain(cls: type | nn.Cell | CustomBprop[..., object]) -> str:
             return text
         construct = signature_of(klass.construct) if hasattr(klass, "construct") else None
         where = f"construct(self, {_params_text(construct)})" if construct is not None else "construct"
-        if isinstance(klass, KwCellMeta):
+        if has_kwcell_behaviour(klass):
             # construct(self, *inputs) with MindSpore's bprop(self, *args): left as it stands.
             return (
                 f"{label} is a KwCell that kwcell leaves to MindSpore as it is: {where} gives its "

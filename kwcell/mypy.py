@@ -1,10 +1,11 @@
 """The kwcell mypy plugin: the class-creation checks of bprop against construct, before the code runs.
 
 Enable it with ``plugins = kwcell.mypy`` (``mypy.ini``) or ``plugins = ["kwcell.mypy"]``
-(``[tool.mypy]`` in ``pyproject.toml``). For every class that derives from
-:class:`kwcell.KwCell` and defines ``construct`` or ``bprop`` itself, the plugin builds the
-same :class:`kwcell._spec.CellSpec` the metaclass builds at runtime, from mypy's view of the
-two methods, and runs the runtime's checks on it (``check_construct``, ``check_bprop``,
+(``[tool.mypy]`` in ``pyproject.toml``). For every class that behaves as a KwCell (it derives
+from :class:`kwcell.KwCell`, or is decorated with ``@kwcell.keyword_bprop`` or derives from
+such a class, however the decorator was imported) and defines ``construct`` or ``bprop``
+itself, the plugin builds the same :class:`kwcell._spec.CellSpec` the runtime builds, from
+mypy's view of the two methods, and runs the runtime's checks on it (``check_construct``, ``check_bprop``,
 ``decorated_bprop``, ``check_returned_literal`` from ``kwcell._validate``). So every message is the runtime
 ``KwCellDefinitionError`` message (an error) or ``KwCellWarning`` message (a note, for
 MindSpore's own bprop forms, whose problems wait for the gradient), reported at the ``bprop``
@@ -45,6 +46,7 @@ from mypy.nodes import (
     ARG_STAR2,
     MDEF,
     ArgKind,
+    Argument,
     Block,
     CallExpr,
     ClassDef,
@@ -78,8 +80,9 @@ from mypy.nodes import (
     WithStmt,
 )
 from mypy.plugin import ClassDefContext, MethodContext, Plugin
+from mypy.plugins.common import add_method_to_class
 from mypy.server.trigger import make_trigger
-from mypy.types import LiteralType, Type
+from mypy.types import AnyType, LiteralType, NoneType, Type, TypeOfAny, UnionType
 
 from ._errors import KwCellDefinitionError
 from ._spec import EMPTY, BpropSpec, CellSpec, Param, Signature
@@ -100,6 +103,9 @@ __all__ = ["KWCELL_BPROP", "KwCellPlugin", "plugin"]
 KWCELL_BPROP = ErrorCode("kwcell-bprop", "A KwCell's bprop does not fit its construct", "kwcell")
 
 _KWCELL = "kwcell._cell.KwCell"
+_DECORATOR = "kwcell._decorate.keyword_bprop"
+#: ``TypeInfo.metadata`` key of a class decorated with ``@kwcell.keyword_bprop`` (cached by mypy)
+_DECORATED = "kwcell_keyword_bprop"
 _CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell"})
 
 
@@ -658,24 +664,64 @@ def _on_function_bprop(ctx: MethodContext) -> Type:
     return ctx.default_return_type
 
 
+def _gives_kwcell_behaviour(info: TypeInfo) -> bool:
+    """``KwCell`` itself, or a class decorated with ``@kwcell.keyword_bprop``."""
+    return info.fullname == _KWCELL or _DECORATED in info.metadata
+
+
+def _has_kwcell_behaviour(info: TypeInfo) -> bool:
+    """Whether a class behaves as a KwCell, as the runtime decides it
+    (``kwcell._decorate.has_kwcell_behaviour``): a ``KwCell`` subclass, or a class decorated
+    with ``@kwcell.keyword_bprop`` or derived from one."""
+    return any(_gives_kwcell_behaviour(base) for base in info.mro)
+
+
 class KwCellPlugin(Plugin):
-    """Checks every ``KwCell`` subclass's ``bprop`` against its ``construct``, and every
-    ``kwcell.custom_bprop`` function's backward against the function."""
+    """Checks the ``bprop`` against the ``construct`` of every class that behaves as a KwCell
+    (a ``KwCell`` subclass, a class decorated with ``@kwcell.keyword_bprop`` or derived from
+    one), and every ``kwcell.custom_bprop`` function's backward against the function."""
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         return _on_function_bprop if fullname == _FUNCTION_BPROP else None
+
+    def get_class_decorator_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        return _on_decorated_class if fullname == _DECORATOR else None
 
     def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
         if fullname == _KWCELL:
             return _on_class
         sym = self.lookup_fully_qualified(fullname)
-        if (
-            sym is not None
-            and isinstance(sym.node, TypeInfo)
-            and any(base.fullname == _KWCELL for base in sym.node.mro)
-        ):
+        if sym is not None and isinstance(sym.node, TypeInfo) and _has_kwcell_behaviour(sym.node):
             return _on_class
         return None
+
+
+def _on_decorated_class(ctx: ClassDefContext) -> None:
+    """``@kwcell.keyword_bprop`` on a class: from now on it behaves as a KwCell (its subclasses
+    are checked through the base class hook), and it is checked as one now, unless a base
+    already gives it that behaviour (then the base class hook checks it, as the runtime's
+    decorator changes nothing)."""
+    info = ctx.cls.info
+    if any(_gives_kwcell_behaviour(base) for base in info.mro[1:]):
+        return
+    info.metadata[_DECORATED] = {}
+    if "__init_subclass__" not in info.names:
+        _add_init_subclass(ctx)
+    _on_class(ctx)
+
+
+def _add_init_subclass(ctx: ClassDefContext) -> None:
+    """``__init_subclass__(cls, *, compile_once: bool | None = None, **kwargs: Any) -> None``,
+    as on ``KwCell``: the decorator's hook takes ``class Sub(Base, compile_once=True)`` too.
+    (A class with an ``__init_subclass__`` of its own keeps it as it is written.)"""
+    api = ctx.api
+    flag = UnionType([api.named_type("builtins.bool"), NoneType()])
+    rest = AnyType(TypeOfAny.explicit)
+    args = [
+        Argument(Var("compile_once", flag), flag, NameExpr("None"), ARG_NAMED_OPT),
+        Argument(Var("kwargs", rest), rest, None, ARG_STAR2),
+    ]
+    add_method_to_class(api, ctx.cls, "__init_subclass__", args, NoneType(), is_classmethod=True)
 
 
 def _on_class(ctx: ClassDefContext) -> None:

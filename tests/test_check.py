@@ -34,6 +34,10 @@ EXPECTED = [
     "expected e.g. bprop(self, x, w=1.0, *, out, dout)",
     f"{KW}:46: KW007: KwShortSolver.bprop (line 55): " + SHORT + " (MindSpore's bprop form: the gradient "
     "of KwShortSolver will raise this error)",
+    # once, and the import goes on, though the class keyword fails again when the class is made
+    # without its bprop
+    f"{KW}:58: KW008: BadFlag: compile_once must be True or False, got 'yes'; "
+    "write class BadFlag(KwCell, compile_once=True)",
     f"{PLAIN}:13: KW101: Article.construct: parameter(s) 'w', 'y' have defaults and the cell has a bprop: "
     "a call that omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in call order; "
     + FIX.format("Article", "bprop(self, x, w=1.0, y=1.0, *, out, dout)"),
@@ -51,9 +55,9 @@ EXPECTED = [
     + "; "
     + FIX.format("ShortSolver", "bprop(self, a, b, c, d, e, f, g, h, *, out, dout)"),
 ]
-# good.py: Scaled, PlainPositional, ZooStyle, PlainZooStyle; kw_bad.py: 4 bad + Fine;
+# good.py: Scaled, PlainPositional, ZooStyle, PlainZooStyle; kw_bad.py: 5 bad + Fine;
 # plain_bad.py: 5 (NoBprop is not a bprop cell)
-SUMMARY = "kwcell check: 10 problems (14 cells checked in 4 modules)"
+SUMMARY = "kwcell check: 11 problems (15 cells checked in 4 modules)"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -86,7 +90,7 @@ def test_json_report(json_run: subprocess.CompletedProcess[str]) -> None:
     assert json_run.returncode == 1
     report: dict[str, Any] = json.loads(json_run.stdout)
     assert report["summary"] == SUMMARY
-    assert report["cells_checked"] == 14
+    assert report["cells_checked"] == 15
     assert report["modules_checked"] == 4
     lines = [f"{p['file']}:{p['line']}: {p['code']}: {p['message']}" for p in report["problems"]]
     assert lines == EXPECTED
@@ -96,6 +100,7 @@ def test_json_report(json_run: subprocess.CompletedProcess[str]) -> None:
         "checkpkg.kw_bad.MissingDout",
         "checkpkg.kw_bad.WrongDefault",
         "checkpkg.kw_bad.KwShortSolver",
+        "checkpkg.kw_bad.BadFlag",
         "checkpkg.plain_bad.Article",
         "checkpkg.plain_bad.KeywordOnly",
         "checkpkg.plain_bad.Renamed",
@@ -141,3 +146,56 @@ def test_help_stands_alone() -> None:
     emitted = set(re.findall(r'"(KW\d{3})"', (ROOT / "kwcell" / "_check.py").read_text(encoding="utf-8")))
     assert {"KW001", "KW101", "KW901"} <= emitted
     assert sorted(documented) == sorted(emitted), "every code the check reports is explained"
+
+
+# A library whose bases are decorated with @kwcell.keyword_bprop (one with a metaclass of its
+# own, one through an alias, one with the compile_once= form): its classes get the KwCell
+# codes and messages, and no plain-cell code (Gelu's construct defaults are fine for a KwCell)
+LIB = "tests/fixtures/checklib"
+LIBRARY = f"{LIB}/library.py"
+DECORATED = [
+    f"{LIBRARY}:53: KW004: WrongDefault.bprop: parameter 'alpha' has default 2.0 but construct gives it "
+    "default 1.0; bprop always receives the value construct got, so drop the default or make it match; "
+    "expected e.g. bprop(self, x, alpha=1.0, *, out, dout)",
+    # the class line, though the library's metaclass runs the class statement
+    f"{LIBRARY}:61: KW001: Clipped.bprop: parameter 'limit' is not a parameter of "
+    "construct(self, x, bound=1.0); expected e.g. bprop(self, x, bound=1.0, *, out, dout)",
+    # the class line, not the decorator's
+    f"{LIBRARY}:70: KW002: Standalone.bprop: construct parameter 'w' is missing from bprop; name it, or "
+    "add '**kwargs' to receive the inputs bprop does not name; expected e.g. bprop(self, x, w=1.0, *, out, "
+    "dout) (MindSpore's bprop form: the gradient of Standalone will raise this error)",
+    f"{LIBRARY}:88: KW008: BadFlag: compile_once must be True or False, got 'yes'; "
+    "write class BadFlag(KwCell, compile_once=True)",
+]
+ENCODER = (
+    f"{LIB}/models.py:12: KW002: Encoder.bprop: construct parameter 'mask' is missing from bprop; name it, "
+    "or add '**kwargs' to receive the inputs bprop does not name; expected e.g. "
+    "bprop(self, x, mask=None, scale=1.0, *, out, dout)"
+)
+
+
+def test_decorated_classes_and_their_subclasses_are_checked_as_kwcells() -> None:
+    result = run(LIB, "--format", "json")
+    assert result.returncode == 1, result.stderr[-2000:]
+    report: dict[str, Any] = json.loads(result.stdout)
+    lines = [f"{p['file']}:{p['line']}: {p['code']}: {p['message']}" for p in report["problems"]]
+    assert lines == [*DECORATED, ENCODER]
+    assert [p["class"] for p in report["problems"]] == [
+        "checklib.library.WrongDefault",
+        "checklib.library.Clipped",
+        "checklib.library.Standalone",
+        "checklib.library.BadFlag",
+        "checklib.models.Encoder",
+    ]
+    # library: the two bases, Gelu, the four bad models, AfterTheErrors; models: Encoder, SteepGelu
+    assert report["summary"] == "kwcell check: 5 problems (10 cells checked in 3 modules)"
+
+
+def test_a_model_module_is_checked_against_its_decorated_base_in_another_module() -> None:
+    """Importing the model module runs the library's class statements too, as for a KwCell base."""
+    result = run(f"{LIB}/models.py")
+    assert result.stdout.splitlines() == [
+        *DECORATED,
+        ENCODER,
+        "kwcell check: 5 problems (6 cells checked in 1 module)",
+    ], result.stderr[-2000:]

@@ -133,9 +133,26 @@ def test_classes_without_kwcell_bprop() -> None:
     assert kwcell.explain is explain
 
 
-def test_a_kwcell_left_as_an_nn_cell_says_so() -> None:
-    assert explain(Starred) == (
-        "tests.test_explain.Starred is a KwCell that kwcell leaves to MindSpore as it is: "
+@kwcell.keyword_bprop
+class StarredLibraryBase(nn.Cell):
+    pass
+
+
+class DecoratedStarred(StarredLibraryBase):
+    """Starred, under a base decorated with @kwcell.keyword_bprop: the same behaviour."""
+
+    def construct(self, *inputs: Any) -> Any:
+        return inputs[0] * inputs[1]
+
+    def bprop(self, *args: Any) -> Any:
+        x, y, _out, dout = args
+        return 2 * y * dout, 3 * x * dout
+
+
+@pytest.mark.parametrize("cls", [Starred, DecoratedStarred])
+def test_a_kwcell_left_as_an_nn_cell_says_so(cls: type) -> None:
+    assert explain(cls) == (
+        f"tests.test_explain.{cls.__name__} is a KwCell that kwcell leaves to MindSpore as it is: "
         "construct(self, *inputs) gives its inputs no names to match, so its bprop(*args) receives "
         "them positionally, then out and dout, exactly as on nn.Cell; kwcell generated nothing for it."
     )

@@ -138,3 +138,20 @@ def test_compile_once_on_the_decorator_is_inherited() -> None:
         pass
 
     assert "compile once: on (inherited from " in kwcell.explain(Child)
+
+
+def test_compile_once_as_a_subclass_keyword_or_on_a_decorated_subclass(mode: str) -> None:
+    """The two forms the docs give a subclass of a decorated base (the second is the one
+    pyright accepts): compile_once is on, and gradients are the class's own."""
+
+    class Keyword(Scaled, compile_once=True):
+        pass
+
+    @kwcell.keyword_bprop(compile_once=True)
+    class Decorated(Scaled):
+        pass
+
+    for cls in (Keyword, Decorated):
+        assert "compile once: on: " in kwcell.explain(cls)
+        g = kwcell.grad(cls(2.0))(Tensor(X), w=W)
+        np.testing.assert_allclose(g.asnumpy(), 2.0 * W * np.cos(X), rtol=1e-6)

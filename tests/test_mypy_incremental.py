@@ -3,7 +3,9 @@
 mypy reads unchanged modules from its cache, where functions carry no parameter defaults and
 no bodies. A KwCell whose parent lives in another module must get the same errors in every
 run: after an edit of its own module, after an edit of the parent's module, and under the
-daemon (``dmypy run``), which re-checks only what an edit affects.
+daemon (``dmypy run``), which re-checks only what an edit affects. The parent is a ``KwCell``
+subclass, or derives from a base decorated with ``@kwcell.keyword_bprop`` (what the cache
+keeps of the decorator must be enough too).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 from mypy import api
 
-from tests.test_typing import write_mypy_config
+from tests.test_typing import REPO, write_mypy_config
 
 # four mypy runs and a daemon: about 30 s on a loaded 2-core machine
 pytestmark = pytest.mark.slow
@@ -44,6 +46,29 @@ class SurrogateTanh(KwCell):
         u = alpha * x
         return {"x": dout * beta * alpha / (1.0 + u * u)}
 '''
+
+# the same activation, derived from a base decorated with @kwcell.keyword_bprop
+LAYERS_DECORATED = '''\
+"""Custom activations shared by the models of this project."""
+
+from __future__ import annotations
+
+import mindspore as ms
+from mindspore import nn, ops
+
+from kwcell import keyword_bprop
+
+SLOPE = 1.0
+
+
+@keyword_bprop
+class Activation(nn.Cell):
+    """The project's base for activations with a custom gradient."""
+
+
+class SurrogateTanh(Activation):
+''' + LAYERS.split("class SurrogateTanh(KwCell):\n", 1)[1]
+BASES = {"kwcell": LAYERS, "keyword_bprop": LAYERS_DECORATED}
 
 MODEL = '''\
 """A model that specialises the shared activation."""
@@ -86,10 +111,10 @@ EXPECTED_AFTER_PARENT_EDIT = [
 ]
 
 
-def _project(root: Path) -> list[str]:
+def _project(root: Path, layers: str) -> list[str]:
     """Write the project; the mypy arguments that check it."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / "layers.py").write_text(LAYERS, encoding="utf-8")
+    (root / "layers.py").write_text(layers, encoding="utf-8")
     (root / "model.py").write_text(MODEL, encoding="utf-8")
     config = write_mypy_config(root)
     return ["--config-file", str(config), "--no-error-summary", "--hide-error-context"]
@@ -124,8 +149,9 @@ def _edit_parent(root: Path) -> None:
     _edit(root / "layers.py", "alpha: float = 1.0, beta", "alpha: float = 4.0, beta")
 
 
-def test_warm_runs_report_what_cold_runs_report(tmp_path: Path) -> None:
-    config_args = _project(tmp_path / "project")
+@pytest.mark.parametrize("base", list(BASES))
+def test_warm_runs_report_what_cold_runs_report(tmp_path: Path, base: str) -> None:
+    config_args = _project(tmp_path / "project", BASES[base])
     root, cache = tmp_path / "project", tmp_path / "cache"
     assert _mypy(config_args, root, cache) == EXPECTED
     # an edit of the subclass's module: its parent is read from the cache
@@ -138,11 +164,18 @@ def test_warm_runs_report_what_cold_runs_report(tmp_path: Path) -> None:
     assert _mypy(config_args, root, tmp_path / "cold-cache") == warm
 
 
-def test_the_daemon_reports_what_a_cold_run_reports(tmp_path: Path) -> None:
-    config_args = _project(tmp_path / "project")
+@pytest.mark.parametrize("base", list(BASES))
+def test_the_daemon_reports_what_a_cold_run_reports(tmp_path: Path, base: str) -> None:
+    config_args = _project(tmp_path / "project", BASES[base])
     root = tmp_path / "project"
     status_file = tmp_path / "dmypy.json"
     dmypy = [sys.executable, "-m", "mypy.dmypy", "--status-file", str(status_file)]
+    # the daemon runs in the project's directory: it loads the plugin of this checkout (not
+    # whichever kwcell is installed)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
 
     def run() -> list[str]:
         args = [*config_args, "--cache-dir", str(tmp_path / "cache")]
@@ -151,6 +184,7 @@ def test_the_daemon_reports_what_a_cold_run_reports(tmp_path: Path) -> None:
             cwd=root,
             capture_output=True,
             text=True,
+            env=env,
             check=False,
         )
         assert result.returncode in (0, 1), f"dmypy failed:\n{result.stdout}\n{result.stderr}"
@@ -163,4 +197,4 @@ def test_the_daemon_reports_what_a_cold_run_reports(tmp_path: Path) -> None:
         _edit_parent(root)
         assert run() == EXPECTED_AFTER_PARENT_EDIT
     finally:
-        subprocess.run([*dmypy, "stop"], capture_output=True, check=False)
+        subprocess.run([*dmypy, "stop"], capture_output=True, env=env, check=False)

@@ -1,9 +1,14 @@
-"""The kwcell mypy plugin reports exactly what the class statement raises or warns, from one table.
+"""The mypy plugin and ``kwcell check`` report exactly what the class statement raises or warns,
+from one table.
 
-Each entry of ``TABLE`` is a small module defining KwCell subclasses. The test imports every
-module (the class statements run: ``KwCellDefinitionError`` or ``KwCellWarning``) and runs mypy
-with the plugin once over all of them (errors and notes with the same messages), then compares
-the two outcomes entry by entry, so that the plugin and the runtime cannot drift apart.
+Each entry of ``TABLE`` is a small module defining classes that behave as KwCells: ``KwCell``
+subclasses, classes decorated with ``@kwcell.keyword_bprop`` (however it is imported) and
+their subclasses, and ``kwcell.custom_bprop`` functions. The test imports every module (the
+class statements run: ``KwCellDefinitionError`` or ``KwCellWarning``), runs mypy with the
+plugin once over all of them (errors and notes with the same messages) and ``kwcell check``
+once over all of them (one problem per error or warning, with the same message), then
+compares the three outcomes entry by entry, so that the tools and the runtime cannot drift
+apart.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import pytest
 from mypy import api
 
 from kwcell import KwCellDefinitionError, KwCellWarning
+from kwcell._check import check
 from tests.test_typing import write_mypy_config
 
 HEADER = """\
@@ -249,6 +255,198 @@ class Net(KwCell):
     def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
         return dout
 """,
+    # @kwcell.keyword_bprop: a library base decorated once (it keeps its bases, mixin included),
+    # and the models derived from it, in this module or another
+    "keyword_bprop_library_valid": """
+from mindspore import nn
+
+import kwcell
+
+
+class GenerationMixin:
+    def generate(self, steps: int) -> list[int]:
+        return list(range(steps))
+
+
+@kwcell.keyword_bprop
+class PreTrainedModel(nn.Cell, GenerationMixin):
+    def __init__(self, hidden: int = 4) -> None:
+        super().__init__()
+        self.hidden = hidden
+
+
+class Gelu(PreTrainedModel):
+    def construct(self, x: ms.Tensor, alpha: float = 1.0, *, beta: float = 1.0) -> ms.Tensor:
+        return beta * ops.tanh(alpha * x)
+
+    def bprop(
+        self, x: ms.Tensor, alpha: float = 1.0, *, beta: float = 1.0, out: ms.Tensor, dout: ms.Tensor
+    ) -> dict[str, ms.Tensor]:
+        return {"x": dout * beta * alpha}
+""",
+    "keyword_bprop_library_default_differs": """
+from mindspore import nn
+
+import kwcell
+
+
+class GenerationMixin:
+    pass
+
+
+@kwcell.keyword_bprop
+class PreTrainedModel(nn.Cell, GenerationMixin):
+    pass
+
+
+class Gelu(PreTrainedModel):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, w: float = 2.0, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "keyword_bprop_model_in_another_module": """
+from parity_keyword_bprop_library_valid import PreTrainedModel
+
+
+class Gelu(PreTrainedModel):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "keyword_bprop_grandchild_inherited_returns": """
+from mindspore import nn
+
+from kwcell import keyword_bprop
+
+
+@keyword_bprop
+class PreTrainedModel(nn.Cell):
+    pass
+
+
+class Base(PreTrainedModel):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor, **rest: Any) -> dict[str, ms.Tensor]:
+        return {"x": dout, "w": dout}
+
+
+class Child(Base):
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        return 2.0 * x
+""",
+    "keyword_bprop_own_metaclass_returned_dict_unknown_key": """
+from mindspore import nn
+
+from kwcell import keyword_bprop as kw_bprop
+
+
+class Registry(type):
+    classes: list[str] = []
+
+    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any], **kw: Any) -> Registry:
+        cls = super().__new__(mcls, name, bases, ns, **kw)
+        mcls.classes.append(name)
+        return cls
+
+
+@kw_bprop
+class Layer(nn.Cell, metaclass=Registry):
+    pass
+
+
+class Scaled(Layer):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, w: float = 1.0, *, out: ms.Tensor, dout: ms.Tensor) -> dict[str, ms.Tensor]:
+        return {"x": dout, "scale": dout}
+""",
+    "keyword_bprop_on_the_cell_unknown_parameter": """
+from mindspore import nn
+
+import kwcell as kc
+
+
+@kc.keyword_bprop
+class Net(nn.Cell):
+    def construct(self, x: ms.Tensor, y: ms.Tensor) -> ms.Tensor:
+        return x * y
+
+    def bprop(self, x: ms.Tensor, z: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "keyword_bprop_compile_once_mindspore_form_missing_parameter": """
+from mindspore import nn
+
+import kwcell
+
+
+@kwcell.keyword_bprop(compile_once=True)
+class Net(nn.Cell):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> tuple[ms.Tensor]:
+        return (dout,)
+""",
+    "keyword_bprop_subclass_keyword_mindspore_form_extra_gradient": """
+from mindspore import nn
+
+import kwcell
+
+
+@kwcell.keyword_bprop
+class PreTrainedModel(nn.Cell):
+    pass
+
+
+class Net(PreTrainedModel, compile_once=True):
+    def construct(self, x: ms.Tensor, y: ms.Tensor) -> ms.Tensor:
+        return x * y
+
+    def bprop(
+        self, x: ms.Tensor, y: ms.Tensor, out: ms.Tensor, dout: ms.Tensor
+    ) -> tuple[ms.Tensor, ms.Tensor, ms.Tensor]:
+        return y * dout, x * dout, dout
+""",
+    # decorating what already behaves as a KwCell changes nothing: one report, not two
+    "keyword_bprop_on_a_kwcell_default_differs": """
+import kwcell
+
+
+@kwcell.keyword_bprop
+class Net(KwCell):
+    def construct(self, x: ms.Tensor, w: float = 1.0) -> ms.Tensor:
+        return w * x
+
+    def bprop(self, x: ms.Tensor, w: float = 2.0, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
+    "keyword_bprop_on_a_decorated_subclass_unknown_parameter": """
+from mindspore import nn
+
+import kwcell
+
+
+@kwcell.keyword_bprop
+class PreTrainedModel(nn.Cell):
+    pass
+
+
+@kwcell.keyword_bprop(compile_once=True)
+class Net(PreTrainedModel):
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        return x
+
+    def bprop(self, x: ms.Tensor, z: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
+        return dout
+""",
     # kwcell.custom_bprop functions: the same rules for a backward registered with @scaled.bprop
     "function_valid": """
 import kwcell
@@ -372,6 +570,10 @@ def _(x: ms.Tensor, *, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
 }
 
 Outcome = list[tuple[str, str]]  # (kind, message), kind "error" or "warning"
+# the classes and functions of the table: the plugin's notes start with one of their names
+_NAMES = re.compile(
+    "(" + "|".join(sorted(set(re.findall(r"^(?:class|def) (\w+)", "".join(TABLE.values()), re.M)))) + r")\b"
+)
 _LINE = re.compile(
     r"^(?P<path>[^:]+):\d+: (?P<severity>error|note): (?P<message>.*?)(?P<code>  \[[a-z-]+\])?$"
 )
@@ -429,8 +631,25 @@ def plugin_outcomes(modules: Path, request: pytest.FixtureRequest) -> dict[str, 
         if match["severity"] == "error":
             if match["code"] == "  [kwcell-bprop]":  # the plugin's, not mypy's own checks
                 outcomes[name].append(("error", message))
-        elif re.match(r"(Net|Base|Child|scaled)\b", message):  # the plugin's notes, not mypy's hints
+        elif _NAMES.match(message):  # the plugin's notes, not mypy's hints
             outcomes[name].append(("warning", message))
+    return outcomes
+
+
+@pytest.fixture(scope="module")
+def check_outcomes(modules: Path) -> dict[str, list[str]]:
+    """What ``kwcell check`` reports for each module: one message per problem, in line order."""
+    outcomes: dict[str, list[str]] = {name: [] for name in TABLE}
+    saved = list(sys.path)
+    for name in TABLE:
+        sys.modules.pop(f"parity_{name}", None)  # run the class statements again
+    try:
+        problems, _, imported = check(sorted(str(p) for p in modules.glob("parity_*.py")))
+    finally:
+        sys.path[:] = saved
+    assert imported == len(TABLE)
+    for problem in problems:
+        outcomes[Path(problem.file).stem.removeprefix("parity_")].append(problem.message)
     return outcomes
 
 
@@ -439,6 +658,13 @@ def test_plugin_reports_what_the_class_statement_raises_or_warns(
     modules: Path, plugin_outcomes: dict[str, Outcome], name: str
 ) -> None:
     assert plugin_outcomes[name] == runtime_outcome(modules, name)
+
+
+@pytest.mark.parametrize("name", list(TABLE))
+def test_check_reports_what_the_class_statement_raises_or_warns(
+    modules: Path, check_outcomes: dict[str, list[str]], name: str
+) -> None:
+    assert check_outcomes[name] == [message for _, message in runtime_outcome(modules, name)]
 
 
 def test_the_table_covers_errors_warnings_and_clean_classes(modules: Path) -> None:

@@ -11,8 +11,8 @@ Each file in ``tests/typing_cases/`` marks the lines a checker must flag (attrs'
   (pyright) with the fragment: ``reveal_type`` output, and the plugin's notes for what the
   class statement warns about.
 
-Both directions are asserted: each marked line is reported, and no unmarked line gets an
-error. One mypy run (``mypy --strict`` with the kwcell plugin, in process) and one basedpyright
+Both directions are asserted: each marked error and note is reported, and no unmarked line
+gets an error. One mypy run (``mypy --strict`` with the kwcell plugin, in process) and one basedpyright
 run (its default rules, no plugin) cover every case file.
 """
 
@@ -219,3 +219,17 @@ def test_plugin_does_not_import_mindspore() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+@pytest.mark.parametrize("name", MARKED_FILES)
+def test_every_marked_note_is_reported(reports: dict[str, Reports], checker: str, name: str) -> None:
+    found = _lines_of(reports[checker], name)
+    marks = expected_marks(CASES / name, checker, "N")
+    missing = {
+        line: fragments
+        for line, fragments in marks.items()
+        for fragment in fragments
+        if not any(fragment in r.message and r.severity != "error" for r in found.get(line, []))
+    }
+    assert not missing, f"{checker} on {name}: expected notes missing: {missing}\nreported: {found}"
