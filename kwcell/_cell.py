@@ -283,10 +283,11 @@ def _weights_of(cell: nn.Cell, listed: tuple[Any, ...], info: KwCellInfo) -> tup
     return tuple(weights)
 
 
-def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> tuple[tuple[str, ...], ...]:
-    """For each weight, the names a graph's bprop can return its gradient under: its index
-    ``#<i>`` and every ``self.<path>`` that reaches it (``{self.dense.weight: g}`` is
-    rewritten to ``{"self.dense.weight": g}``)."""
+def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> tuple[tuple[tuple[str, ...], Any], ...]:
+    """For each weight, the names a graph's bprop can return its gradient under (its index
+    ``#<i>`` and every ``self.<path>`` that reaches it: ``{self.dense.weight: g}`` is rewritten
+    to ``{"self.dense.weight": g}``), and its dtype (a graph sees the weight as the cell's
+    mixed precision casts it)."""
     paths: list[list[str]] = [[f"#{i}"] for i in range(len(weights))]  # by index (_templates.FACE)
     for prefix, sub in cell.cells_and_names():
         params: dict[str, Any] = getattr(sub, "_params", {})  # nn.Cell's own Parameters by name
@@ -294,7 +295,7 @@ def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> tuple[tuple[s
             for i, w in enumerate(weights):
                 if p is w:
                     paths[i].append("self." + (f"{prefix}.{name}" if prefix else name))
-    return tuple(tuple(p) for p in paths)
+    return tuple((tuple(p), w.dtype) for p, w in zip(paths, weights, strict=True))
 
 
 def _prebind(cell: KwCell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

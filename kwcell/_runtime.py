@@ -269,11 +269,13 @@ def _has_weight_keys(grads: Any, attr_keys: tuple[str, ...]) -> bool:
     return False
 
 
-def _weight_of(key: Any, weights: tuple[Any, ...], weight_keys: tuple[tuple[str, ...], ...]) -> int:
+def _weight_of(
+    key: Any, weights: tuple[Any, ...], weight_keys: tuple[tuple[tuple[str, ...], Any], ...]
+) -> int:
     """The index in ``weights`` of the weight a dict key names, or -1."""
     for i in range(len(weights)):
         if isinstance(key, str):
-            if key in weight_keys[i]:
+            if key in weight_keys[i][0]:
                 return i
         elif key is weights[i]:
             return i
@@ -289,7 +291,7 @@ def _key_text(key: Any) -> str:
 def _weight_part(
     grads: Any,
     weights: tuple[Any, ...],
-    weight_keys: tuple[tuple[str, ...], ...],
+    weight_keys: tuple[tuple[tuple[str, ...], Any], ...],
     attr_keys: tuple[str, ...],
     where: str,
     every: bool,
@@ -312,8 +314,18 @@ def _weight_part(
         for key in grads:
             if _weight_of(key, weights, weight_keys) == i:
                 grad = grads[key]
-        result = result + (_ZEROS_LIKE(weights[i]) if grad is None else grad,)  # noqa: RUF005 - graph-parsed
+        result = result + (_weight_grad(grad, weights[i], weight_keys[i][1]),)  # noqa: RUF005 - graph-parsed
     return result
+
+
+def _weight_grad(grad: Any, weight: Any, dtype: Any) -> Any:
+    """A weight's gradient in its Parameter's ``dtype`` (a cell run in fp16 computes its
+    gradients in fp16, and a graph refuses to sum a Parameter's gradients of mixed dtypes)."""
+    if grad is None:
+        return None if weight is None else F.cast(_ZEROS_LIKE(weight), dtype)
+    if isinstance(grad, Tensor) and grad.dtype != dtype:
+        return F.cast(grad, dtype)
+    return grad
 
 
 def check_python_value(grads: Any, names: tuple[str, ...], where: str) -> None:
@@ -338,7 +350,7 @@ def normalize(
     where: str,
     extras_ok: bool = False,
     weights: tuple[Any, ...] = (),
-    weight_keys: tuple[tuple[str, ...], ...] = (),
+    weight_keys: tuple[tuple[tuple[str, ...], Any], ...] = (),
     attr_keys: tuple[str, ...] = (),
 ) -> Any:
     """Turn any return form bprop may use into MindSpore's tuple, one entry per input.

@@ -65,19 +65,29 @@ def _weight() -> Any:
 
 def test_weight_form_gives_the_weights_after_the_inputs() -> None:
     w = _weight()
-    result = normalize(((g, None, None), {w: gw}), inputs(), NAMES, WHERE, False, (w,), (("self.w",),))
+    result = normalize(
+        ((g, None, None), {w: gw}), inputs(), NAMES, WHERE, False, (w,), ((("self.w",), ms.float32),)
+    )
     assert values(result) == (G.tolist(), ZEROS.tolist(), 0, (W * 2).tolist())
 
 
 def test_weight_form_with_inputs_by_name() -> None:
     w = _weight()
-    result = normalize(({"w": g}, {w: gw}), inputs(), NAMES, WHERE, False, (w,), (("self.w",),))
+    result = normalize(({"w": g}, {w: gw}), inputs(), NAMES, WHERE, False, (w,), ((("self.w",), ms.float32),))
     assert values(result) == (ZEROS.tolist(), G.tolist(), 0, (W * 2).tolist())
 
 
 def test_dict_with_parameter_keys_gives_inputs_then_weights() -> None:
     w, v = _weight(), Parameter(Tensor(W), name="v")
-    result = normalize({"x": g, w: gw}, inputs(), NAMES, WHERE, False, (v, w), (("self.v",), ("self.w",)))
+    result = normalize(
+        {"x": g, w: gw},
+        inputs(),
+        NAMES,
+        WHERE,
+        False,
+        (v, w),
+        ((("self.v",), ms.float32), (("self.w",), ms.float32)),
+    )
     assert values(result) == (G.tolist(), ZEROS.tolist(), 0, ZEROS.tolist(), (W * 2).tolist())
 
 

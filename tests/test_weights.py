@@ -372,3 +372,32 @@ def test_recomputed_weighted_cell_is_a_clear_error_in_graphs_and_works_in_pynati
             ms.grad(net, None, net.trainable_params())(x)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+class _Holder(nn.Cell):
+    """A weighted cell in fp16 (``to_float``), or called twice in one graph."""
+
+    def __init__(self, fp16: bool = False) -> None:
+        super().__init__()
+        self.inner = wc.Weighted()
+        if fp16:
+            self.inner.to_float(ms.float16)
+
+    def construct(self, x: Tensor) -> Tensor:
+        out: Tensor = (self.inner(x, shift=1.0) + self.inner(2.0 * x)).sum()
+        return out
+
+
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+@pytest.mark.parametrize("fp16", [False, True], ids=["fp32", "fp16"])
+def test_weighted_cell_called_twice_and_in_fp16(mode: str, fp16: bool) -> None:
+    """Both calls' weight gradients are summed (3x + 6x), in the Parameter's dtype: a graph
+    refuses to sum a Parameter's gradients of mixed dtypes (an fp16 cell computes in fp16)."""
+    ms.set_context(mode=getattr(ms, mode))
+    try:
+        net = _Holder(fp16)
+        (gw,) = ms.grad(net, None, net.trainable_params())(Tensor(wc.W0 - 2.0))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert gw.dtype == ms.float32
+    np.testing.assert_allclose(gw.asnumpy(), 9.0 * (wc.W0 - 2.0), rtol=1e-3)
