@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from mindspore import Tensor, nn, ops
+from mindspore import Parameter, Tensor, nn, ops
 
 import kwcell
 from kwcell import KwCellDefinitionError
@@ -155,3 +155,25 @@ def test_compile_once_as_a_subclass_keyword_or_on_a_decorated_subclass(mode: str
         assert "compile once: on: " in kwcell.explain(cls)
         g = kwcell.grad(cls(2.0))(Tensor(X), w=W)
         np.testing.assert_allclose(g.asnumpy(), 2.0 * W * np.cos(X), rtol=1e-6)
+
+
+class WeightedLayer(LibraryBase):
+    """A library layer whose bprop gives its own weight gradient (``internal_params``)."""
+
+    def __init__(self) -> None:
+        super().__init__(2.0)
+        self.w = Parameter(Tensor(X + 1.0), name="w")
+        self.internal_params = [self.w]
+
+    def construct(self, x: Tensor, shift: float = 0.0) -> Any:
+        return self.w * x + shift
+
+    def bprop(self, x: Tensor, shift: float = 0.0, *, out: Tensor, dout: Tensor) -> Any:
+        return {"x": self.w * dout, self.w: self.scale * x * dout}
+
+
+def test_weight_gradients_from_a_decorated_class(mode: str) -> None:
+    net = WeightedLayer()
+    gx, (gw,) = kwcell.grad(net, 0, [net.w])(Tensor(X), shift=1.0)
+    np.testing.assert_allclose(gx.asnumpy(), X + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(gw.asnumpy(), 2.0 * X, rtol=1e-6)
