@@ -12,10 +12,12 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import io
 import linecache
 import re
 import sys
 import textwrap
+import tokenize
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -417,6 +419,9 @@ def rewrite_bprop(
     assert fdef.end_lineno is not None
     body_start, body_end = text.span(fdef.body[0])[0], text.starts[fdef.end_lineno]
     body = bytearray(text.data[body_start:body_end].rstrip())
+    replacements += _line_marks(
+        source, text, (body_start, body_start + len(body)), replacements, filename, first_line
+    )
     for a, b, new in sorted(replacements, reverse=True):
         body[a - body_start : b - body_start] = new.encode("utf-8")
     if fdef.body[0].lineno > fdef.lineno:
@@ -437,6 +442,38 @@ def rewrite_bprop(
     return RewrittenBprop(
         rewritten, origin, static, tuple(notes or ()), changed, has_super, nested, weight_keys
     )
+
+
+def _line_marks(
+    source: str,
+    text: _Text,
+    body: tuple[int, int],
+    replacements: list[tuple[int, int, str]],
+    filename: str,
+    first_line: int,
+) -> list[tuple[int, int, str]]:
+    """A comment ``# <file>:<line>`` at the end of every line of the body: MindSpore's graph
+    compiler reports an error in the rewritten bprop with the generated file's name and line
+    and the line's text, which then says where the user's line is.
+
+    Only where a comment may go (not inside a string, not after a backslash continuation, not
+    inside a return that is replaced).
+    """
+    where = filename.replace("\n", " ")
+    marks: list[tuple[int, int, str]] = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):  # pragma: no cover - it parsed
+        return []
+    for tok in tokens:
+        if tok.type not in (tokenize.NEWLINE, tokenize.NL) or not tok.line.strip():
+            continue
+        row, col = tok.start
+        offset = text.offset(row, len(tok.line[:col].encode("utf-8")))
+        if not body[0] <= offset <= body[1] or any(a < offset < b for a, b, _ in replacements):
+            continue
+        marks.append((offset, offset, f"  # {where}:{first_line + row - 1}"))
+    return marks
 
 
 def attribute_path(node: ast.expr, self_name: str) -> str | None:

@@ -13,6 +13,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import Tensor, ops
@@ -148,3 +149,27 @@ def test_kwcell_makes_mindspore_log_nothing_new() -> None:
     with_kwcell = _log_lines("kwcell")
     new = [line for line in with_kwcell if line not in baseline]
     assert new == [], "kwcell made MindSpore log:\n" + "\n".join(new)
+
+
+class _ShapeError(KwCell):
+    def construct(self, x: Tensor, w: float = 1.0) -> Tensor:
+        return w * ops.sin(x)
+
+    def bprop(self, x: Tensor, w: float = 1.0, *, out: Tensor, dout: Tensor) -> Any:
+        g = ops.cos(x) * dout
+        h = ops.matmul(g, ops.ones((5, 5), ms.float32))  # the mistake: 3 against 5
+        return {"x": h}
+
+
+def test_an_error_in_a_graph_bprop_names_the_users_file_and_line() -> None:
+    """MindSpore reports the generated file's line and its text; the text ends with where the
+    user's line is."""
+    lines, first = inspect.getsourcelines(_ShapeError.bprop)
+    line = first + next(i for i, text in enumerate(lines) if "ops.matmul" in text)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with pytest.raises((RuntimeError, ValueError)) as caught:
+            kwcell.grad(_ShapeError())(Tensor(np.ones(3, np.float32)), w=2.0)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert f"ms.float32))  # the mistake: 3 against 5  # {__file__}:{line}" in str(caught.value)
