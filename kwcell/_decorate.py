@@ -24,7 +24,7 @@ from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyp
 from ._cell import KwCell, _prebind
 from ._errors import KwCellDefinitionError
 from ._info import info_of
-from ._lookup import is_slot
+from ._lookup import install_super_readers, is_slot
 from ._meta import _SLOTS, _warn_ungraded_parameters, check_class, slot_for
 from ._reuse import configure as _configure_reuse
 from ._spec import safe_repr
@@ -121,11 +121,13 @@ def _install(cls: type, compile_once: bool | None) -> None:
         else:
             _super(root, sub).__init_subclass__(**kwargs)
         _slotify(sub)
+        install_super_readers(sub)
         _configure_reuse(sub, once)
         check_class(sub)
 
     type.__setattr__(cls, "__init_subclass__", classmethod(__init_subclass__))
     _slotify(cls)
+    install_super_readers(cls)
     _configure_reuse(cls, compile_once)
     check_class(cls)
 
