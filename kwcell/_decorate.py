@@ -8,13 +8,18 @@ metaclass: its ``construct`` and ``bprop`` move into kwcell's slots (``kwcell._l
 instance methods MindSpore's dispatch needs are added, and subclasses are set up and checked
 when their class statement runs (through ``__init_subclass__``, which every metaclass runs).
 
-What a metaclass would add and a decorator cannot: ``Sub.construct = f`` assigned on a class
-after its instances exist is seen by instances created afterwards (and by all of them for
-``Sub.bprop = f``), since nothing runs when a plain class attribute is assigned.
+Nothing runs when a plain class attribute is assigned (``Sub.construct = f``, ``Sub.bprop = g``,
+``del Sub.bprop``): what a metaclass does then is done when the class is next used instead, by
+``_reslot``, which puts what the class holds now back into slots and checks it. It runs when an
+instance is created or called, and when MindSpore's graph compiler probes an instance for
+attributes it lacks (``__primitive_flag__``, ``__ms_class__``, ...), which it does for every
+object before it reads a cell's ``construct``: existing instances see the change in every mode,
+also inside an outer cell's graph. A bad assignment is reported then, not at the assignment.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
@@ -24,7 +29,7 @@ from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyp
 from ._cell import KwCell, _prebind
 from ._errors import KwCellDefinitionError
 from ._info import info_of
-from ._lookup import is_slot
+from ._lookup import install_super_readers, is_slot
 from ._meta import _SLOTS, _warn_ungraded_parameters, check_class, slot_for
 from ._reuse import configure as _configure_reuse
 from ._spec import safe_repr
@@ -69,25 +74,29 @@ def has_kwcell_behaviour(cls: type) -> bool:
 
 def _setup(klass: type, compile_once: bool | None) -> None:
     """What ``KwCellMeta.__new__`` and ``KwCell.__init_subclass__`` do for a KwCell, for a
-    decorated class or a subclass of one: slots, ``compile_once``, the definition checks.
+    decorated class or a subclass of one: slots, super() readers, ``compile_once``, the
+    definition checks.
 
     Looked up when it runs, so that ``kwcell check`` can record its errors
     (``kwcell._check``) as it does a KwCell class statement's."""
     _slotify(klass)
+    install_super_readers(klass)
     _configure_reuse(klass, compile_once)
     check_class(klass)
 
 
-def _reslot(cls: type) -> None:
-    """Slots again for construct/bprop assigned as plain attributes since (``Sub.bprop = f``)."""
+def _reslot(cls: type, *, check: bool = True) -> None:
+    """Slots again for construct/bprop assigned as plain attributes since (``Sub.bprop = f``),
+    or deleted (``del Sub.bprop``: the class inherits again). Without ``check``, what does not
+    fit is reported when MindSpore next reads the cell's construct (the plan is made then)."""
     for klass in cls.__mro__:
         if klass is nn.Cell:
             break
-        if MANAGED not in klass.__dict__:
-            continue
-        if any(n in klass.__dict__ and not is_slot(klass.__dict__[n]) for n in _SLOTS):
+        state = klass.__dict__
+        if MANAGED in state and not (is_slot(state.get("construct")) and is_slot(state.get("bprop"))):
             _slotify(klass)
-            check_class(klass)
+            if check:
+                check_class(klass)
 
 
 def _install(cls: type, compile_once: bool | None) -> None:
@@ -114,11 +123,25 @@ def _install(cls: type, compile_once: bool | None) -> None:
     type.__setattr__(cls, "__init__", __init__)
 
     def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _reslot(type(self))
         _prebind(self, args, kwargs)
         return _super(root, self).__call__(*args, **kwargs)
 
     if "__call__" not in cls.__dict__:
         type.__setattr__(cls, "__call__", __call__)
+
+    def __getattr__(self: Any, name: str) -> Any:
+        # Only for attributes the instance lacks (no cost for the others). MindSpore's graph
+        # compiler probes for some before it reads construct, also for a cell inside an outer
+        # graph, whose __call__ does not run: see the module docstring. An error raised here
+        # would reach the user as "no attribute" (MindSpore's probes expect AttributeError):
+        # what does not fit is reported by the next call, or when construct is read.
+        with contextlib.suppress(KwCellDefinitionError):
+            _reslot(type(self), check=False)
+        return _super(root, self).__getattr__(name)
+
+    if "__getattr__" not in cls.__dict__:
+        type.__setattr__(cls, "__getattr__", __getattr__)
 
     def register_forward_hook(self: Any, hook_fn: Any, *args: Any, **kwargs: Any) -> Any:
         # nn.Cell ignores forward hooks on a cell with a bprop: so does a decorated cell.
@@ -137,6 +160,7 @@ def _install(cls: type, compile_once: bool | None) -> None:
             original_subclass_hook.__func__(sub, **kwargs)
         else:
             _super(root, sub).__init_subclass__(**kwargs)
+        type.__setattr__(sub, MANAGED, True)  # its construct and bprop are in slots too
         _setup(sub, once)
 
     type.__setattr__(cls, "__init_subclass__", classmethod(__init_subclass__))

@@ -17,6 +17,13 @@ Every other read (user code, and ``super()`` in any form, including the graph co
 resolving ``super().bprop`` in a bprop it compiles) sees what ``nn.Cell`` would show: an
 instance's assignment first, then the class's function through the MRO. (The graph compiler
 gets a parent's bprop in its positional form, which it can call.)
+
+``super().bprop`` in a bprop kwcell copies for the graph compiler reads
+``self._kwcell_super_<Owner>`` (:class:`SuperBprop`, one per class name of a KwCell class's MRO),
+which finds the next bprop after ``Owner`` in the instance's MRO when the graph is compiled and
+gives the compiler its positional copy, made the same way, whichever class holds it: a KwCell
+or a plain mixin. The compiler's own ``super()`` means ``super(type(self), self)`` in every
+function it parses, so a plain mixin's bprop parsed as written would find itself again.
 """
 
 from __future__ import annotations
@@ -31,11 +38,14 @@ from mindspore import nn
 __all__ = [
     "BpropSlot",
     "ConstructSlot",
+    "SuperBprop",
     "class_backward",
     "class_forward",
+    "install_super_readers",
     "instance_backward",
     "instance_forward",
     "is_slot",
+    "super_reader",
 ]
 
 _CELL_FILE = os.path.normcase(os.path.abspath(nn.cell.__file__))  # type: ignore[attr-defined]
@@ -118,9 +128,16 @@ class ConstructSlot(_Slot):
                 return nn.Cell.construct
             return fn
         nearest = self._nearest(obj)
-        if nearest and _from_mindspore(sys._getframe(1)):
+        frame = sys._getframe(1)
+        if nearest and _from_mindspore(frame):
             dispatcher = obj._kwcell_dispatcher()
             if dispatcher is not None:
+                if _compiling(frame):
+                    # The graph compiler reading the forward it compiles (its reads of bprop
+                    # swallow errors): a gradient it would compile forever is reported here.
+                    problem = graph_recursion(obj)
+                    if problem is not None:
+                        raise RuntimeError(problem)
                 return dispatcher
         if nearest:
             assigned = obj.__dict__.get("construct")
@@ -162,6 +179,149 @@ class BpropSlot(_Slot):
             if face is not None:
                 return face
         return _bind(fn, obj)
+
+
+SUPER_PREFIX = "_kwcell_super_"
+
+
+def super_reader(owner_name: str) -> str:
+    """The attribute that stands for ``super().bprop`` in ``owner_name``'s bprop (graphs)."""
+    return SUPER_PREFIX + owner_name
+
+
+class SuperBprop:
+    """``super().bprop`` in the bprop of the class named ``owner_name``, read in a graph.
+
+    The class is found by name in the instance's MRO, as MindSpore's graph compiler finds the
+    class of ``super(Owner, self)``; the bprop after it is looked up now.
+    """
+
+    def __init__(self, owner_name: str) -> None:
+        self.owner_name = owner_name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        cls = type(obj)
+        after = next((k for k in cls.__mro__ if k.__name__ == self.owner_name), None)
+        fn = _resolve(cls, "bprop", after=after)[1] if after is not None else None
+        if fn is None:
+            msg = f"'super' object has no attribute 'bprop' ({self.owner_name}.bprop of {cls.__qualname__})"
+            raise AttributeError(msg)
+        face = obj._kwcell_face_of(fn)
+        return face if face is not None else _bind(fn, obj)
+
+
+_PARSER = os.sep + "parser.py"  # the graph compiler's Python side (mindspore/graph/_parse)
+
+
+def _compiling(frame: types.FrameType) -> bool:
+    """Whether a read from MindSpore comes from its graph compiler (GRAPH_MODE, ``@ms.jit``):
+    its C++ side, called from ``compile`` in ``mindspore/graph/api.py``, or its parser. (PyNative
+    reads come from ``Cell.__init__`` and the PyNative executor's custom-bprop call.)"""
+    code = frame.f_code
+    return code.co_name == "compile" or code.co_filename.endswith(_PARSER)
+
+
+def _calls_super_bprop(fn: Any) -> bool:
+    """Whether ``fn`` reads ``super().bprop`` (zero-argument ``super()``) in its source."""
+    code = getattr(fn, "__code__", None)
+    # Any use of super in a method gives it a __class__ cell: only those are parsed.
+    if code is None or "__class__" not in code.co_freevars:
+        return False
+    if not {"super", "bprop"} <= set(code.co_names):
+        return False
+    from ._source import calls_super_bprop  # _source imports this module
+
+    return calls_super_bprop(fn)
+
+
+def _plain_method(cls: type, name: str) -> tuple[type | None, Any]:
+    """The class of ``cls``'s MRO whose ``__dict__`` gives ``name`` first, and its function
+    (``None`` unless it is a plain function)."""
+    for klass in cls.__mro__:
+        if klass is _STOP:
+            break
+        found = klass.__dict__.get(name)
+        if found is not None:
+            return (klass, found) if isinstance(found, types.FunctionType) else (None, None)
+    return None, None
+
+
+def graph_recursion(obj: Any) -> str | None:
+    """Why compiling ``obj``'s gradient would recurse without end, or ``None``.
+
+    MindSpore's graph compiler reads ``super()`` as ``super(type(self), self)`` in every
+    function it parses as written. kwcell gives it copies of the bprops (whose ``super().bprop``
+    continues after their own class), but not of the helper methods they call: a helper that
+    reads ``super().bprop`` finds the wrong bprop when it is defined on a class other than the
+    instance's (it finds the bprop that called it again), or finds a plain mixin's bprop, which
+    the compiler then parses as written (its own ``super()`` finds itself). Either way the
+    compile never ends (it hangs), so this is reported instead.
+    """
+    cls = type(obj)
+    fn = obj.__dict__.get("bprop") or _resolve(cls, "bprop")[1]
+    seen: set[int] = set()
+    while fn is not None and id(fn) not in seen:
+        seen.add(id(fn))
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            return None
+        for name in code.co_names:
+            holder, helper = _plain_method(cls, name)
+            if holder is None or name in _NAMES or not _calls_super_bprop(helper):
+                continue
+            found = _resolve(cls, "bprop", after=cls)
+            meant = _resolve(cls, "bprop", after=holder)[1]
+            where = f"{holder.__qualname__}.{name}"
+            if found[1] is not meant:
+                return (
+                    f"{cls.__qualname__}: {where} calls super().bprop, which MindSpore's graph "
+                    f"compiler (GRAPH_MODE, @ms.jit) reads as super({cls.__name__}, self).bprop "
+                    "outside a bprop, so the gradient would recurse without end. Call "
+                    "super().bprop in bprop itself (kwcell continues it after the class that "
+                    f"defines that bprop), write super({holder.__name__}, self).bprop in {where}, "
+                    "or take this gradient in PYNATIVE mode"
+                )
+            provider, target = found
+            if (
+                provider is not None
+                and not is_slot(provider.__dict__["bprop"])
+                and _calls_super_bprop(target)
+            ):
+                mixin = f"{provider.__qualname__}.bprop"
+                return (
+                    f"{cls.__qualname__}: {where} calls super().bprop, which reaches {mixin}, "
+                    "the bprop of a class that is not a KwCell and calls super().bprop itself: "
+                    "MindSpore's graph compiler (GRAPH_MODE, @ms.jit) compiles it as written "
+                    f"and reads its super() as super({cls.__name__}, self), so the gradient "
+                    "would recurse without end. Call super().bprop in bprop itself (kwcell "
+                    f"gives the compiler its own copy of {mixin} then), derive "
+                    f"{provider.__qualname__} from KwCell, or take this gradient in PYNATIVE mode"
+                )
+        holder = next((k for k in cls.__mro__ if _holds(k, fn)), None)
+        if holder is None or not _calls_super_bprop(fn):
+            return None
+        fn = _resolve(cls, "bprop", after=holder)[1]
+    return None
+
+
+_NAMES = ("construct", "bprop")
+
+
+def _holds(klass: type, fn: Any) -> bool:
+    found = klass.__dict__.get("bprop")
+    return found is fn or (isinstance(found, _Slot) and found.fn is fn)
+
+
+def install_super_readers(cls: type) -> None:
+    """Give ``cls`` a :class:`SuperBprop` for each class name of its MRO that has none yet."""
+    for klass in cls.__mro__:
+        if klass is _STOP:
+            break
+        name = super_reader(klass.__name__)
+        if _first(cls, name) is None:
+            type.__setattr__(cls, name, SuperBprop(klass.__name__))
 
 
 def is_slot(value: Any) -> bool:

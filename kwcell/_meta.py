@@ -11,7 +11,7 @@ from mindspore import nn
 
 from ._errors import KwCellDefinitionError, KwCellWarning
 from ._info import KwCellInfo, info_of, resolved
-from ._lookup import BpropSlot, ConstructSlot, class_backward, class_forward, is_slot
+from ._lookup import BpropSlot, ConstructSlot, class_backward, class_forward, install_super_readers, is_slot
 from ._spec import safe_repr
 
 __all__ = ["KwCellInfo", "KwCellMeta", "check_class", "info_of", "slot_for"]
@@ -149,6 +149,7 @@ class KwCellMeta(abc.ABCMeta):
             else:
                 namespace[attr] = slot(None)
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
+        install_super_readers(cls)
         check_class(cls)
         return cls
 

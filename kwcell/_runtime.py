@@ -13,7 +13,8 @@ What an input needs as its gradient entry is decided by the input itself:
   for a list in a graph, a list in PyNative;
 - a number made variable with ``ms.mutable`` inside a graph: differentiable, so the gradient
   bprop gave, or ``0``;
-- anything else (Python numbers, bool, str, None, constants): a placeholder, ``0``.
+- anything else (Python numbers, bool, str, None, ``enum`` members, ``@ms.jit_class`` objects,
+  constants): a placeholder, ``0``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 import mindspore.ops.functional as F
 from mindspore import Parameter, Tensor, ops
+from mindspore.common import dtype as mstype
 from mindspore.ops import HyperMap, MultitypeFuncGraph, constexpr
 
 __all__ = ["graph_zero", "in_graph", "normalize", "split", "zero"]
@@ -62,6 +64,17 @@ graph_zero.register("Tuple")(_graph_zero_tuple)
 graph_zero.register("List")(_graph_zero_list)
 for _type in ("Number", "Bool", "String", "None", "Function", "TypeType", "Slice", "Dictionary"):
     graph_zero.register(_type)(_graph_zero_placeholder)
+# An ``@ms.jit_class`` instance is of type "Class" in a graph: a type MindSpore's typing module
+# has (``TypeMsClassType``) but whose name ``register`` does not accept as a string.
+_MS_TYPING: Any = mstype.typing  # type: ignore[attr-defined]
+graph_zero.register(_MS_TYPING.TypeMsClassType())(_graph_zero_placeholder)
+# Every other input is a placeholder too, 0, as for nn.Cell: an ``enum.Enum`` member (of type
+# "External", a Python object the graph holds as it is, for which MindSpore has no type to
+# register; its own ``zeros_like`` fails on it) or any other object a graph accepts as a
+# constant input. The default is compiled into the graph; without one, MindSpore runs a call
+# no registered type matches in Python at compile time, where ``MultitypeFuncGraph.__call__``
+# cannot type the object ("cannot be converted to MindSpore type").
+graph_zero.register_default_fn(_graph_zero_placeholder)
 
 
 def zero(x: Any) -> Any:

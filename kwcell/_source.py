@@ -24,11 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._codegen import AST_LOCK
+from ._lookup import super_reader
 from ._returns import check_return
 from ._spec import CellSpec
 from ._validate import BY_POSITION, check_returned_literal, decorated_bprop
 
-__all__ = ["RewrittenBprop", "no_source_reason", "parsable_source", "rewrite_bprop", "stale_source"]
+__all__ = [
+    "RewrittenBprop",
+    "calls_super_bprop",
+    "no_source_reason",
+    "parsable_source",
+    "rewrite_bprop",
+    "stale_source",
+]
 
 
 ZERO = "_kwcell_zero"  # closure name of kwcell._runtime.zero in the rewritten bprop
@@ -370,9 +378,11 @@ def rewrite_bprop(
     ``reading`` is how ``fn``'s parameters map onto construct's (``_validate.BY_NAME`` or
     ``BY_POSITION``). With ``lenient`` (MindSpore's own forms), a literal return with more
     gradients than inputs is cut to the inputs, as MindSpore does, and noted. ``super().bprop``
-    becomes ``super(<super_class>, self).bprop``: the rewritten function lives outside the
-    class, and the graph compiler finds the named class in the instance's MRO, so the search
-    continues after the class that defines this bprop (diamonds included).
+    becomes ``self._kwcell_super_<super_class>`` (``kwcell._lookup.SuperBprop``): the rewritten
+    function lives outside the class, and the search continues after the class that defines
+    this bprop in the instance's MRO (diamonds included), to a parent's bprop the graph
+    compiler gets as kwcell's copy too, a plain mixin's included (MindSpore's own ``super()``
+    would restart from the instance's class).
 
     Returns ``None`` when ``fn`` has no source to rewrite (defined in a REPL or by ``exec``,
     a lambda, a module without its ``.py``, or a file edited since it was imported).
@@ -436,7 +446,7 @@ def rewrite_bprop(
     text_body = body.decode("utf-8")
     has_super = any(_is_super_bprop(node) for node in ast.walk(fdef))
     if has_super and super_class is not None:
-        text_body = _SUPER_BPROP.sub(f"super({super_class}, {self_name}).bprop", text_body)
+        text_body = _SUPER_BPROP.sub(f"{self_name}.{super_reader(super_class)}", text_body)
     rewritten = "".join(lines) + indent + text_body + "\n"
     static = static and _ends_in_return(fdef.body)
     return RewrittenBprop(
@@ -538,6 +548,13 @@ def _registered_only(fdef: ast.FunctionDef) -> bool:
 
 
 _SUPER_BPROP = re.compile(r"\bsuper\(\s*\)\.bprop\b")
+
+
+def calls_super_bprop(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn``'s source reads ``super().bprop`` (zero-argument super); ``False`` without
+    source."""
+    found = _function_tree(fn)
+    return found is not None and any(_is_super_bprop(node) for node in ast.walk(found[1]))
 
 
 def _is_super_bprop(node: ast.AST) -> bool:

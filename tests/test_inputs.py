@@ -1,4 +1,5 @@
-"""Inputs that are not plain Tensors: ``ms.mutable`` numbers and tuples of Tensors.
+"""Inputs that are not plain Tensors: ``ms.mutable`` numbers, tuples of Tensors, enum members
+and ``@ms.jit_class`` objects.
 
 Every KwCell here has an ``nn.Cell`` twin with the same construct and bprop; the gradients
 must be the same as the twin's (and, where MindSpore differentiates the input, the analytic
@@ -10,6 +11,7 @@ so there only the Tensor inputs' gradients are compared.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -34,7 +36,7 @@ def mode(request: pytest.FixtureRequest) -> Iterator[str]:
     yield name
 
 
-def grad_of(net: nn.Cell, mode: str, positions: tuple[int, ...]) -> Callable[..., Any]:
+def grad_of(net: Callable[..., Any], mode: str, positions: tuple[int, ...]) -> Callable[..., Any]:
     """``ms.grad(net)``, called directly or from inside an ``@ms.jit`` train step."""
     grad_fn = ms.grad(net, grad_position=positions)
     if mode != "jit":
@@ -433,3 +435,61 @@ def test_none_for_an_input_used_bprop_inputs_leaves_out_is_zeros_as_on_nn_cell()
     gx, gw = ms.grad(Used(), grad_position=(0, 1))(Tensor(x), Tensor(np.ones(2, np.float32)))
     np.testing.assert_allclose(gx.asnumpy(), np.cos(x), rtol=1e-6)
     np.testing.assert_allclose(gw.asnumpy(), np.zeros(2), rtol=1e-6)
+
+
+# --- an enum member and an @ms.jit_class object: constants that get a placeholder ------
+
+
+class Act(enum.Enum):
+    SIN = 1
+    COS = 2
+
+
+@ms.jit_class
+class Gain:
+    def __init__(self, s: float) -> None:
+        self.s = s
+
+
+class Activation(nn.Cell):
+    def construct(self, x: Tensor, act: Act, gain: Gain) -> Tensor:
+        return gain.s * (ops.sin(x) if act == Act.SIN else ops.cos(x))
+
+    def bprop(self, x: Tensor, act: Act, gain: Gain, out: Tensor, dout: Tensor) -> Any:
+        return gain.s * (ops.cos(x) if act == Act.SIN else -ops.sin(x)) * dout, 0, 0
+
+
+class KwActivationDict(KwCell):
+    def construct(self, x: Tensor, act: Act, gain: Gain) -> Tensor:
+        return gain.s * (ops.sin(x) if act == Act.SIN else ops.cos(x))
+
+    def bprop(self, x: Tensor, act: Act, gain: Gain, *, out: Tensor, dout: Tensor) -> Any:
+        return {"x": gain.s * (ops.cos(x) if act == Act.SIN else -ops.sin(x)) * dout}
+
+
+class KwActivationNone(KwCell):
+    def construct(self, x: Tensor, act: Act, gain: Gain) -> Tensor:
+        return gain.s * (ops.sin(x) if act == Act.SIN else ops.cos(x))
+
+    def bprop(self, x: Tensor, act: Act, gain: Gain, out: Tensor, dout: Tensor) -> Any:
+        return gain.s * (ops.cos(x) if act == Act.SIN else -ops.sin(x)) * dout, None, None
+
+
+@pytest.mark.parametrize("cls", [KwActivationDict, KwActivationNone], ids=["dict", "None entries"])
+def test_enum_and_jit_class_inputs_get_placeholders(mode: str, cls: type[KwCell]) -> None:
+    """A dict return or None entries for an enum member and a jit_class object: their zero
+    placeholder compiles in graphs (it was "cannot be converted to MindSpore type")."""
+    gain = Gain(3.0)
+
+    net, twin = cls(), Activation()
+
+    def kw_model(x: Tensor) -> Any:
+        return net(x, Act.COS, gain=gain)
+
+    def model(x: Tensor) -> Any:
+        return twin(x, Act.COS, gain)  # an nn.Cell takes no keyword arguments in a graph
+
+    got = grad_of(kw_model, mode, (0,))(Tensor(A))
+    expected = grad_of(model, mode, (0,))(Tensor(A))
+    assert_same(got, expected)
+    assert_same(got, -3.0 * np.sin(A))

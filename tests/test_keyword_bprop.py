@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
+import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import Parameter, Tensor, nn, ops
@@ -110,6 +111,110 @@ def test_bprop_assigned_to_a_subclass_later_is_used(mode: str) -> None:
     Later.bprop = fivefold  # type: ignore[method-assign]  # a plain class attribute: no metaclass hook
     net = Later()
     np.testing.assert_allclose(kwcell.grad(net)(Tensor(X)).asnumpy(), 5 * np.cos(X), rtol=1e-6)
+
+
+@kwcell.keyword_bprop
+class Patched(nn.Cell):
+    def construct(self, x: Tensor) -> Any:
+        return ops.sin(x)
+
+    def bprop(self, x: Tensor, *, out: Tensor, dout: Tensor) -> Any:
+        return {"x": 2 * ops.cos(x) * dout}
+
+
+class PatchedTwin(nn.Cell):
+    def construct(self, x: Tensor) -> Any:
+        return ops.sin(x)
+
+    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (2 * ops.cos(x) * dout,)
+
+
+class Holder(nn.Cell):
+    def __init__(self, inner: nn.Cell) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def construct(self, x: Tensor) -> Any:
+        return self.inner(x)
+
+
+def _grad_through(net: nn.Cell, how: str) -> Any:
+    """The gradient of ``net`` inside an outer cell (whose graph holds net's), in ``how``."""
+    ms.set_context(mode=ms.GRAPH_MODE if how == "graph" else ms.PYNATIVE_MODE)
+    grad_fn = ms.grad(Holder(net))
+    if how != "jit":
+        return grad_fn(Tensor(X)).asnumpy()
+
+    @ms.jit
+    def step(x: Tensor) -> Any:
+        return grad_fn(x)
+
+    return step(Tensor(X)).asnumpy()
+
+
+@pytest.mark.parametrize("how", ["pynative", "graph", "jit"])
+def test_class_assignments_reach_existing_instances_as_on_nn_cell(how: str) -> None:
+    """``Patched.construct = f``, ``Patched.bprop = g`` and ``del Patched.bprop`` on a decorated
+    class reach instances made before (construct reached only later ones), as on nn.Cell."""
+    saved = {name: Patched.__dict__[name] for name in ("construct", "bprop")}
+    twin_saved = {name: PatchedTwin.__dict__[name] for name in ("construct", "bprop")}
+
+    def tripled(self: Any, x: Tensor) -> Any:
+        return 3 * ops.sin(x)
+
+    def fivefold(self: Any, x: Tensor, *, out: Tensor, dout: Tensor) -> Any:
+        return {"x": 5 * ops.cos(x) * dout}
+
+    def twin_fivefold(self: Any, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (5 * ops.cos(x) * dout,)
+
+    net, twin = Patched(), PatchedTwin()
+    try:
+        np.testing.assert_allclose(_grad_through(net, how), 2 * np.cos(X), rtol=1e-6)
+        for cls in (Patched, PatchedTwin):
+            cls.construct = tripled  # type: ignore[method-assign]  # the bprop still decides
+        for cell in (net, twin):
+            np.testing.assert_allclose(_grad_through(cell, how), 2 * np.cos(X), rtol=1e-6)
+        Patched.bprop = fivefold  # type: ignore[method-assign]
+        PatchedTwin.bprop = twin_fivefold  # type: ignore[method-assign]
+        for cell in (net, twin):
+            np.testing.assert_allclose(_grad_through(cell, how), 5 * np.cos(X), rtol=1e-6)
+        del Patched.bprop, PatchedTwin.bprop  # MindSpore's autodiff of the new construct
+        np.testing.assert_allclose(_grad_through(net, how), 3 * np.cos(X), rtol=1e-6)
+        if how != "pynative":  # nn.Cell's PyNative remembers its bprop: AttributeError there
+            np.testing.assert_allclose(_grad_through(twin, how), 3 * np.cos(X), rtol=1e-6)
+    finally:
+        for cls, state in ((Patched, saved), (PatchedTwin, twin_saved)):
+            for name, value in state.items():
+                type.__setattr__(cls, name, value)
+
+
+def test_deleting_a_subclass_bprop_inherits_and_a_bad_one_fails_when_used(mode: str) -> None:
+    @kwcell.keyword_bprop
+    class Base(nn.Cell):
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+        def bprop(self, x: Tensor, *, out: Tensor, dout: Tensor) -> Any:
+            return {"x": 2 * ops.cos(x) * dout}
+
+    class Child(Base):
+        def bprop(self, x: Tensor, *, out: Tensor, dout: Tensor) -> Any:
+            return {"x": 7 * ops.cos(x) * dout}
+
+    def bad(self: Any, x: Tensor, z: Tensor, *, out: Tensor, dout: Tensor) -> Any:
+        return dout
+
+    net = Child()
+    np.testing.assert_allclose(kwcell.grad(net)(Tensor(X)).asnumpy(), 7 * np.cos(X), rtol=1e-6)
+    del Child.bprop  # Base's bprop again, as on nn.Cell
+    np.testing.assert_allclose(kwcell.grad(net)(Tensor(X)).asnumpy(), 2 * np.cos(X), rtol=1e-6)
+    Child.bprop = bad  # type: ignore[method-assign,assignment]  # no metaclass: checked when used
+    with pytest.raises(
+        KwCellDefinitionError, match=r"Child\.bprop: parameter 'z' is not a parameter of construct"
+    ):
+        kwcell.grad(net)(Tensor(X))
 
 
 def test_instances_pickle() -> None:

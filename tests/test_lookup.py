@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import Tensor, nn, ops
@@ -106,6 +107,87 @@ def test_deleting_the_class_bprop_falls_back_to_autodiff(mode: str) -> None:
     np.testing.assert_allclose(_gx(Wrong()), np.full(2, 7.0), rtol=1e-6)
     del Wrong.bprop
     np.testing.assert_allclose(_gx(Wrong()), np.cos(X), rtol=1e-6)
+
+
+def _gx_in(how: str, net: nn.Cell) -> Any:
+    """The gradient in PYNATIVE, GRAPH_MODE, or from a PYNATIVE ``@ms.jit`` step."""
+    ms.set_context(mode=ms.GRAPH_MODE if how == "graph" else ms.PYNATIVE_MODE)
+    if how != "jit":
+        return _gx(net)
+
+    def f(x: Tensor) -> Any:
+        return net(x=x)
+
+    grad_fn = ms.grad(f)
+
+    @ms.jit
+    def step(x: Tensor) -> Any:
+        return grad_fn(x)
+
+    return step(Tensor(X)).asnumpy()
+
+
+class Triple(nn.Cell):
+    """A plain mixin (not a KwCell) scaling the next bprop in the MRO."""
+
+    def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        gx, gw = super().bprop(x, w, out, dout)  # type: ignore[misc]  # nn.Cell declares none
+        return 3 * gx, gw
+
+
+class Quintuple(nn.Cell):
+    def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        gx, gw = super().bprop(x, w, out, dout)  # type: ignore[misc]
+        return 5 * gx, gw
+
+
+class KwQuintuple(KwCell):
+    def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        gx, gw = super().bprop(x, w, out, dout)  # type: ignore[misc]
+        return 5 * gx, gw
+
+
+@pytest.mark.parametrize("how", ["pynative", "graph", "jit"])
+@pytest.mark.parametrize(
+    "mixins",
+    [(Triple, Quintuple), (Triple, KwQuintuple), (KwQuintuple, Triple)],
+    ids=["two plain", "plain then KwCell", "KwCell then plain"],
+)
+def test_cooperative_plain_mixins_scale_the_base_gradient(how: str, mixins: tuple[type, ...]) -> None:
+    """Each mixin's super().bprop continues after its own class in graphs too (GRAPH_MODE
+    recursed forever through the second plain mixin: nn.Cell does the same)."""
+    net_class = type("Net", (*mixins, Sin), {})
+    np.testing.assert_allclose(_gx_in(how, net_class()), 15 * np.cos(X), rtol=1e-5)
+
+
+class Sevenfold(nn.Cell):
+    """A plain mixin whose bprop reaches the next one through a helper method."""
+
+    def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        gx, gw = self.parent_gradient(x, w, out, dout)
+        return 7 * gx, gw
+
+    def parent_gradient(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        return super().bprop(x, w, out, dout)  # type: ignore[misc]
+
+
+def test_super_bprop_in_a_mixin_helper_is_an_error_in_graphs_not_a_hang(mode: str) -> None:
+    """MindSpore's graph compiler reads super() in a helper as super(type(self), self): the
+    gradient would compile forever (nn.Cell hangs), so kwcell says why before it starts."""
+
+    class Net(Sevenfold, Sin):
+        pass
+
+    if mode == "pynative":
+        np.testing.assert_allclose(_gx(Net()), 7 * np.cos(X), rtol=1e-5)
+        return
+    with pytest.raises(
+        RuntimeError,
+        match=r"\.Net: Sevenfold\.parent_gradient calls super\(\)\.bprop, which MindSpore's graph "
+        r"compiler \(GRAPH_MODE, @ms\.jit\) reads as super\(Net, self\)\.bprop outside a bprop, .* "
+        r"write super\(Sevenfold, self\)\.bprop in Sevenfold\.parent_gradient",
+    ):
+        _gx(Net())
 
 
 def test_diamond_super_bprop_follows_the_instance_mro(mode: str) -> None:
