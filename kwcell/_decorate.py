@@ -229,8 +229,13 @@ def keyword_bprop(cls: Any = None, /, *, compile_once: bool | None = None) -> An
         if not (isinstance(klass, type) and issubclass(klass, nn.Cell)):
             msg = f"keyword_bprop: expected a subclass of mindspore.nn.Cell, got {safe_repr(klass)}"
             raise KwCellDefinitionError(msg)
-        if isinstance(klass, type(KwCell)) or MANAGED in klass.__dict__:
-            return klass  # a KwCell, or a class decorated already
+        if isinstance(klass, type(KwCell)):
+            return klass  # a KwCell
+        if MANAGED in klass.__dict__:
+            # Decorated already, or derived from a decorated class: only compile_once to set,
+            # as the class keyword sets it.
+            _configure_reuse(klass, compile_once)
+            return klass
         _install(klass, compile_once)
         return klass
 
