@@ -198,6 +198,8 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         if weights:
             state[_WEIGHTS] = weights
             core.__dict__["_kwcell_weight_keys"] = _weight_keys(self, weights)
+        else:
+            state.pop(_WEIGHTS, None)  # read by _kwcell_face_of: none listed now
         if not construct_self:  # an assigned forward, called as it is (as on nn.Cell)
             self.__dict__[f"_kwcell_construct_{info.token}"] = construct
         if not bprop_self and info.rbprop is bprop:

@@ -38,6 +38,7 @@ CORE_TESTS = [
     "tests/test_definition.py",
     "tests/test_dropin.py",
     "tests/test_library_structures.py",
+    "tests/test_weights.py",
 ]
 # Each older minor version pyproject.toml declares, with the requirement pip installs for it.
 OLDER = {
