@@ -550,10 +550,13 @@ def _compute(cell: nn.Cell) -> str:
 _nested: weakref.WeakSet[nn.Cell] = weakref.WeakSet()
 
 
+_CELLS_AND_NAMES = nn.Cell.cells_and_names
+
+
 def _mark_nested(cell: nn.Cell) -> None:
     children = cell.__dict__.get("_cells", _MISSING)
-    if not children and children is not _MISSING:
-        return  # no sub-cells: cells_and_names would find nothing but the cell itself
+    if not children and children is not _MISSING and type(cell).cells_and_names is _CELLS_AND_NAMES:
+        return  # no sub-cells: nn.Cell.cells_and_names would find nothing but the cell itself
     for _, sub in cell.cells_and_names():
         if sub is not cell and getattr(type(sub), FLAG, False):
             _nested.add(sub)
