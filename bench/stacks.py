@@ -88,6 +88,18 @@ class HandDispatch(nn.Cell):
         return self.core(x, alpha)
 
 
+class HandDispatchOnce(HandDispatch):
+    """``HandDispatch`` with one graph for all instances, by the MindSpore cell reuse that
+    ``compile_once`` uses (a ``lazy_inline_`` key, inlined afterwards), keyed by a constant:
+    the least a compile-once network costs MindSpore, without kwcell."""
+
+    no_inline = False
+
+    @property
+    def cell_init_args(self) -> str:
+        return "lazy_inline_bench_hand_dispatch_once"
+
+
 class _LayeredCore(nn.Cell):
     owner: Any
 
@@ -180,4 +192,27 @@ class HandLayeredZeroStack(_Stack):
         x = self.dense(x)
         for act in self.acts:
             x = act(x, alpha=2.0)
+        return x
+
+
+class HandDispatchOnceStack(_Stack):
+    """Dense -> N ``HandDispatchOnce`` cells (one shared graph), called with a keyword."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(HandDispatchOnce, n)
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        x = self.dense(x)
+        for act in self.acts:
+            x = act(x, alpha=2.0)
+        return x
+
+
+class HandDispatchOnceStackPositional(HandDispatchOnceStack):
+    """The same, called positionally: what MindSpore charges for the keyword calls."""
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        x = self.dense(x)
+        for act in self.acts:
+            x = act(x, 2.0)
         return x

@@ -38,7 +38,7 @@ import types
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -245,6 +245,15 @@ class ClassReads:
     construct_attr: str | None
     #: The class's kwcell information this was found from.
     info: Any = None
+    #: Whether the class's construct is a Python function (``False``: no key; see _compute).
+    construct_plain: bool = True
+    #: What ``_compute`` keys on, by the names in an instance's ``__dict__`` (in their order):
+    #: ``(name, kind, backward, nn.Cell's default)``, sorted by name, without the names it
+    #: skips whatever their value. Found once for these reads, which are found again (a new
+    #: ``ClassReads``) when the class changes.
+    layouts: dict[tuple[str, ...], tuple[tuple[str, int, bool, Any], ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 # Read by the hidden core's bprop from its owner (see _core.KwCellCore).
@@ -278,7 +287,9 @@ def class_reads(cls: type) -> ClassReads:
         forward = reads_of(cls, [construct], consulted)
         backward = reads_of(cls, [info.user_bprop], consulted)
         backward = Reads(backward.names | _CORE_READS, backward.dynamic)
-        result = ClassReads(forward, backward, attr, info)
+        # ``getattr(cls, attr)`` is what ``construct`` (consulted above) stands for now.
+        plain = _plain_function(getattr(cls, attr)) is not None
+        result = ClassReads(forward, backward, attr, info, plain)
     _class_cache[cls] = (tuple(consulted), result)
     return result
 
@@ -342,8 +353,12 @@ class _Fingerprint:
         self.keep: list[Any] = []  # objects whose id is in ``seen`` stay alive meanwhile
 
     def value(self, v: Any, backward: bool, registered: bool = False) -> Any:
-        if type(v) in _PLAIN:
-            return (type(v).__name__, repr(v))
+        kind = type(v)
+        if kind in _PLAIN:
+            return (kind.__name__, repr(v))
+        if (kind is dict or kind is OrderedDict or kind is tuple or kind is list) and not v:
+            # Empty (most of nn.Cell's hooks and caches): what the cases below give for it.
+            return (kind.__name__, ())
         if isinstance(v, Parameter):
             if backward or not registered:
                 return ("parameter", _serial(v))  # not a graph input of a reused graph
@@ -454,38 +469,68 @@ def _cell_bookkeeping() -> tuple[frozenset[str], dict[str, Any]]:
     return _bookkeeping[0]
 
 
+# What ``_compute`` does with an instance attribute, by name (see ``ClassReads.plan``).
+_SKIP, _VALUE, _CONTAINER = 0, 1, 2
+_CONTAINERS = frozenset({"_params", "_params_list", "_cells", "_buffers"})
+_REGISTERED = frozenset({"_params", "_params_list"})
+
+
+def _plan_name(reads: ClassReads, name: str) -> tuple[int, bool]:
+    """What the key takes of attribute ``name`` whatever its value: (kind, backward)."""
+    if name in _VOLATILE or name.startswith("_kwcell_"):
+        return _SKIP, False
+    if not (reads.forward.dynamic or reads.backward.dynamic):
+        wanted = reads.forward.names | reads.backward.names
+        if name not in wanted and name not in _cell_bookkeeping()[0]:
+            return _SKIP, False  # a user attribute the graph does not read
+    backward = name in reads.backward.names or bool(reads.backward.dynamic)
+    return (_CONTAINER if name in _CONTAINERS else _VALUE), backward
+
+
+_MAX_LAYOUTS = 64
+
+
+def _layout(reads: ClassReads, state: dict[str, Any]) -> tuple[tuple[str, int, bool, Any], ...]:
+    names = tuple(state)
+    found = reads.layouts.get(names)
+    if found is None:
+        defaults = _cell_bookkeeping()[1]
+        out = []
+        for name in sorted(names):
+            kind, backward = _plan_name(reads, name)
+            if kind != _SKIP:
+                out.append((name, kind, backward, defaults.get(name, _MISSING)))
+        found = tuple(out)
+        if len(reads.layouts) >= _MAX_LAYOUTS:  # instances with ever new attribute names
+            reads.layouts.clear()
+        reads.layouts[names] = found
+    return found
+
+
 def _compute(cell: nn.Cell) -> str:
     cls = type(cell)
     state = cell.__dict__
     reads = class_reads(cls)
     if "construct" in state or "bprop" in state:
         raise _Unkeyable("its construct or bprop was replaced on the instance")
-    if reads.construct_attr is not None and _plain_function(getattr(cls, reads.construct_attr)) is None:
+    if reads.construct_attr is not None and not reads.construct_plain:
         raise _Unkeyable("its construct is not a Python function")
     fp = _Fingerprint()
     fp.seen[id(cell)] = 0
     parts: list[Any] = [("class", _serial(cls))]
     backward_names = reads.backward.names
-    whole = reads.forward.dynamic or reads.backward.dynamic
-    wanted = (reads.forward.names | backward_names) if not whole else None
-    bookkeeping, defaults = _cell_bookkeeping()
-    for name in sorted(state):
-        if name in _VOLATILE or name.startswith("_kwcell_"):
-            continue
+    for name, kind, backward, default in _layout(reads, state):
         v = state[name]
-        default = defaults.get(name, _MISSING)
         if default is not _MISSING and type(v) is type(default) and v == default:
             continue  # as nn.Cell.__init__ left it
-        if wanted is not None and name not in wanted and name not in bookkeeping:
-            continue  # a user attribute the graph does not read
-        backward = name in backward_names or bool(reads.backward.dynamic)
-        if name in ("_params", "_params_list", "_cells", "_buffers"):
+        if kind == _CONTAINER:
             # What nn.Cell.__getattr__ finds as self.<key>: keyed as if it were read directly.
+            registered = name in _REGISTERED
             items = []
-            for key, item in state[name].items():
+            for key, item in v.items():
                 b = backward or key in backward_names
                 try:
-                    items.append((key, fp.value(item, b, registered=name in ("_params", "_params_list"))))
+                    items.append((key, fp.value(item, b, registered=registered)))
                 except _Unkeyable as exc:
                     raise _Unkeyable(f"{cls.__qualname__}.{key} is {exc}") from None
             parts.append((name, tuple(items)))
@@ -505,7 +550,13 @@ def _compute(cell: nn.Cell) -> str:
 _nested: weakref.WeakSet[nn.Cell] = weakref.WeakSet()
 
 
+_CELLS_AND_NAMES = nn.Cell.cells_and_names
+
+
 def _mark_nested(cell: nn.Cell) -> None:
+    children = cell.__dict__.get("_cells", _MISSING)
+    if not children and children is not _MISSING and type(cell).cells_and_names is _CELLS_AND_NAMES:
+        return  # no sub-cells: nn.Cell.cells_and_names would find nothing but the cell itself
     for _, sub in cell.cells_and_names():
         if sub is not cell and getattr(type(sub), FLAG, False):
             _nested.add(sub)

@@ -86,6 +86,23 @@ def test_instances_with_equal_state_share_a_key_and_different_state_does_not() -
     assert _key(C.Act(True)) != _key(C.Act(1)) != _key(C.Act(1.0))
 
 
+def test_keys_do_not_depend_on_attribute_order_and_see_attributes_added_later() -> None:
+    # _compute keeps per class what it does with each set of attribute names: not stale.
+    a, b = C.Act(2.0), C.Act(2.0)
+    assert _key(a) == _key(b)
+    reordered = dict(reversed(list(b.__dict__.items())))
+    b.__dict__.clear()
+    b.__dict__.update(reordered)
+    assert list(a.__dict__) != list(b.__dict__)
+    assert _key(a) == _key(b)
+    b.s = 3.0
+    assert _key(a) != _key(b)
+    del b.s
+    assert _key(a) != _key(b)  # construct reads the class's s now (none: compiled on its own)
+    b.s = 2.0
+    assert _key(a) == _key(b)
+
+
 def test_a_parameter_a_bprop_reads_is_keyed_by_identity() -> None:
     # MindSpore does not make a bprop's Parameters inputs of a reused graph.
     assert _key(C.GainAct(2.0)) != _key(C.GainAct(2.0))
