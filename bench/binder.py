@@ -14,8 +14,10 @@ from kwcell._meta import info_of
 
 
 def main() -> None:
-    bind = info_of(Kw).bind  # type: ignore[union-attr]
-    sig = inspect.signature(Kw.__dict__["_kwcell_info"].user_construct)
+    info = info_of(Kw)
+    assert info is not None
+    bind = info.bind
+    sig = inspect.signature(info.user_construct)
     net = None
 
     def slow() -> object:
