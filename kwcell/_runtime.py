@@ -273,15 +273,6 @@ def _is_weight_key(key: Any, attr_keys: tuple[str, ...]) -> bool:
     return isinstance(key, str) and key in attr_keys
 
 
-def _has_weight_keys(grads: Any, attr_keys: tuple[str, ...]) -> bool:
-    if not isinstance(grads, dict):
-        return False
-    for key in grads:  # noqa: SIM110 - graph-parsed: a plain loop
-        if _is_weight_key(key, attr_keys):
-            return True
-    return False
-
-
 def _weight_of(
     key: Any, weights: tuple[Any, ...], weight_keys: tuple[tuple[tuple[str, ...], Any], ...]
 ) -> int:
@@ -390,7 +381,7 @@ def normalize(
     result = _inputs_part(grads, inputs, names, where, extras_ok, attr_keys)
     if len(weights) == 0:
         return result
-    if _has_weight_keys(grads, attr_keys):
+    if isinstance(grads, dict):  # {"x": gx, self.w: gw}: its weight keys, if any
         return result + _weight_part(grads, weights, weight_keys, attr_keys, where, False)
     return result + _weight_part({}, weights, weight_keys, attr_keys, where, False)
 
