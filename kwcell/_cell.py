@@ -12,12 +12,15 @@ from ._codegen import ensure_written
 from ._corecell import attach_core, core_of
 from ._info import PASSTHROUGH, KwCellInfo, class_plan, plan, resolved
 from ._lookup import (
+    SEEN,
     BpropSlot,
     ConstructSlot,
     class_backward,
     class_forward,
     instance_backward,
     instance_forward,
+    listing,
+    remember,
 )
 from ._meta import KwCellMeta
 from ._reuse import configure as _configure_reuse
@@ -40,11 +43,9 @@ class HasConstruct(Protocol[_P, _R_co]):
 
 
 # Rebuilt when a cell is loaded: the core belongs to this process.
-_SEEN = "_kwcell_seen"  # (construct, bprop, bound dispatcher or None, internal_params) ran last
 # The Parameters of internal_params, once each: the weighted dispatcher passes them to the core.
 _WEIGHTS = "_kwcell_weights"
-_PER_PROCESS = ("_kwcell_core", "_kwcell_construct_", "_kwcell_rbprop_", _SEEN, _WEIGHTS)
-_UNSET: Any = object()
+_PER_PROCESS = ("_kwcell_core", "_kwcell_construct_", "_kwcell_rbprop_", SEEN, _WEIGHTS)
 
 # nn.Cell's pickling (the MindSpore stubs do not declare it).
 _CELL_GETSTATE: Any = nn.Cell.__getstate__
@@ -157,27 +158,15 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
     def _kwcell_dispatcher(self) -> Any:
         """What MindSpore runs as this cell's construct: the dispatcher, or ``None`` (the
         user's construct, as on nn.Cell, for a cell without a bprop)."""
+        # (MindSpore's reads answer from what the instance ran last while that still holds,
+        # see kwcell._lookup; this is the lookup they fall back on, which records it.)
         state = self.__dict__
-        seen = state.get(_SEEN)
-        listed = state.get("internal_params", _UNSET)
-        if listed is _UNSET:
-            listed = getattr(type(self), "internal_params", None)
-        if seen is not None and "construct" not in state and "bprop" not in state:
-            # What this instance ran last, if its class still resolves to the same functions
-            # and it lists the same weights.
-            cls = type(self)
-            if (
-                class_forward(cls)[1] is seen[0]
-                and class_backward(cls)[1] is seen[1]
-                and (seen[2] is None or seen[2].__self__ is self)
-                and _same_listing(listed, seen[3])
-            ):
-                return seen[2]
+        listed = listing(self)
         info, construct, construct_self, bprop, bprop_self = self._kwcell_found()
         snapshot = tuple(listed) if listed else ()
         if info is None or info is PASSTHROUGH:
             if construct_self and bprop_self:  # no bprop (an nn.Cell as it is): remembered too
-                state[_SEEN] = (construct, bprop, None, snapshot)
+                remember(self, construct, bprop, None, info is PASSTHROUGH, None, None, snapshot)
             return None
         weights = _weights_of(self, snapshot, info)
         if weights:
@@ -204,10 +193,9 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
             self.__dict__[f"_kwcell_construct_{info.token}"] = construct
         if not bprop_self and info.rbprop is bprop:
             self.__dict__[f"_kwcell_rbprop_{info.token}"] = bprop
-        dispatcher = types.MethodType(info.dispatcher, self)
         if construct_self and bprop_self:
-            state[_SEEN] = (construct, bprop, dispatcher, snapshot)
-        return dispatcher
+            remember(self, construct, bprop, info.dispatcher, False, core, info.core_cls, snapshot)
+        return types.MethodType(info.dispatcher, self)
 
     def _kwcell_passes_through(self) -> bool:
         return self._kwcell_plan() is PASSTHROUGH
@@ -259,13 +247,6 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             _prebind(self, args, kwargs)
             return super().__call__(*args, **kwargs)
-
-
-def _same_listing(listed: Any, snapshot: tuple[Any, ...]) -> bool:
-    """Whether ``internal_params`` still lists exactly ``snapshot`` (by identity)."""
-    if not listed:
-        return not snapshot
-    return len(listed) == len(snapshot) and all(a is b for a, b in zip(listed, snapshot, strict=False))
 
 
 def _weights_of(cell: nn.Cell, listed: tuple[Any, ...], info: KwCellInfo) -> tuple[Parameter, ...]:

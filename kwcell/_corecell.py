@@ -21,6 +21,7 @@ from typing import Any
 from mindspore import nn
 
 from ._core import KwCellCore
+from ._lookup import SEEN
 
 try:  # the C++ base class of nn.Cell (untyped: the stubs do not describe MindSpore's internals)
     Cell_: Any = importlib.import_module("mindspore._c_expression").Cell_
@@ -87,8 +88,12 @@ def core_of(cell: Any) -> nn.Cell | None:
 
 
 def attach_core(cell: nn.Cell) -> nn.Cell:
-    """Give a KwCell instance its core (a weak reference back, so no cycle and no child cell)."""
+    """Give a KwCell instance its core (a weak reference back, so no cycle and no child cell).
+
+    What the instance ran last names its old core, if it had one: it is forgotten.
+    """
     core = new_core()
     object.__setattr__(core, "_kwcell_owner_ref", weakref.ref(cell))
+    cell.__dict__.pop(SEEN, None)
     _cores[cell] = core
     return core

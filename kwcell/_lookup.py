@@ -24,6 +24,13 @@ which finds the next bprop after ``Owner`` in the instance's MRO when the graph 
 gives the compiler its positional copy, made the same way, whichever class holds it: a KwCell
 or a plain mixin. The compiler's own ``super()`` means ``super(type(self), self)`` in every
 function it parses, so a plain mixin's bprop parsed as written would find itself again.
+MindSpore reads a cell's ``construct`` on every PyNative call. An instance remembers what it
+ran last (:func:`remember`: its class, the construct and bprop that class resolved to, the
+dispatcher and the core it used); a read that finds the same class resolving to the same
+functions, no instance assignment and the core still of that plan's class, answers from the
+record without planning again. Nothing in the record is trusted without that check, which is
+a few dictionary reads: a later ``Net.construct = f``, ``net.bprop = g``, ``del Net.bprop``, a
+mixin changed, or a core switched to another plan is seen at the next read.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from typing import Any
 from mindspore import nn
 
 __all__ = [
+    "SEEN",
     "BpropSlot",
     "ConstructSlot",
     "SuperBprop",
@@ -45,18 +53,59 @@ __all__ = [
     "instance_backward",
     "instance_forward",
     "is_slot",
+    "listing",
+    "remember",
+    "same_listing",
     "super_reader",
 ]
 
 _CELL_FILE = os.path.normcase(os.path.abspath(nn.cell.__file__))  # type: ignore[attr-defined]
+# A read comes from MindSpore when the frame that makes it runs a file of MindSpore's package:
+# its Python code (``Cell.__call__``, the graph parser) or its C++ compiler, whose reads show
+# the Python frame that called into it.
 _MS_DIR = os.path.dirname(os.path.dirname(_CELL_FILE)) + os.sep
 _STOP = nn.Cell
+_getframe = sys._getframe
+_MethodType = types.MethodType
+
+#: Where an instance keeps what MindSpore ran last (see :func:`remember`).
+SEEN = "_kwcell_seen"
 
 
-def _from_mindspore(frame: types.FrameType) -> bool:
-    """Whether a read comes from MindSpore: its Python code (``Cell.__call__``, the graph
-    parser) or its C++ compiler, whose reads show the Python frame that called into it."""
-    return frame.f_code.co_filename.startswith(_MS_DIR)
+_UNSET: Any = object()
+
+
+def listing(obj: Any) -> Any:
+    """``obj``'s ``internal_params`` as MindSpore reads it: the instance's, else its class's."""
+    listed = obj.__dict__.get("internal_params", _UNSET)
+    if listed is _UNSET:
+        listed = getattr(type(obj), "internal_params", None)
+    return listed
+
+
+def same_listing(listed: Any, snapshot: tuple[Any, ...]) -> bool:
+    """Whether ``internal_params`` still lists exactly ``snapshot`` (by identity)."""
+    if not listed:
+        return not snapshot
+    return len(listed) == len(snapshot) and all(a is b for a, b in zip(listed, snapshot, strict=False))
+
+
+def remember(
+    obj: Any,
+    construct: Any,
+    bprop: Any,
+    dispatcher: Any,
+    passes: bool,
+    core: Any,
+    core_cls: Any,
+    weights: tuple[Any, ...],
+) -> None:
+    """Record what MindSpore runs for ``obj`` while its class resolves to ``construct`` and
+    ``bprop`` (and ``obj`` has neither of its own): the dispatcher function (``None`` for a cell
+    without a bprop, or one kwcell leaves as it is, ``passes``), the core with the class it
+    must keep, and what ``internal_params`` listed (a weighted plan's dispatcher passes those
+    Parameters). Only references: a dropped cell is freed at once (no reference cycle)."""
+    obj.__dict__[SEEN] = (type(obj), construct, bprop, dispatcher, passes, core, core_cls, weights)
 
 
 class _Slot:
@@ -127,17 +176,42 @@ class ConstructSlot(_Slot):
             if fn is None:
                 return nn.Cell.construct
             return fn
+        frame = _getframe(1)
+        from_mindspore = frame.f_code.co_filename.startswith(_MS_DIR)
+        if from_mindspore:
+            # MindSpore's read on every call: what this instance ran last, while that holds.
+            state = obj.__dict__
+            seen = state.get(SEEN)
+            if seen is not None:
+                own = seen[0].__dict__
+                b = own.get("bprop")
+                # _still_seen for the usual case, inlined: this class's own slots hold the
+                # construct and bprop it ran, and nothing is assigned on the instance.
+                usual = (
+                    seen[0] is type(obj)
+                    and self.fn is seen[1]
+                    and type(b) is BpropSlot
+                    and b.fn is seen[2]
+                    and seen[1] is not None
+                    and seen[2] is not None
+                    and "construct" not in state
+                    and "bprop" not in state
+                    and (seen[5] is None or type(seen[5]) is seen[6])
+                    and same_listing(listing(obj), seen[7])
+                )
+                if (usual or _still_seen(obj) is not None) and own.get("construct") is self:
+                    if seen[3] is not None:
+                        if _compiling(frame):
+                            _refuse_recursion(obj)
+                        return _MethodType(seen[3], obj)
+                    if seen[1] is not None:  # no bprop: the user's construct, as on nn.Cell
+                        return _bind(seen[1], obj)
         nearest = self._nearest(obj)
-        frame = sys._getframe(1)
-        if nearest and _from_mindspore(frame):
+        if nearest and from_mindspore:
             dispatcher = obj._kwcell_dispatcher()
             if dispatcher is not None:
                 if _compiling(frame):
-                    # The graph compiler reading the forward it compiles (its reads of bprop
-                    # swallow errors): a gradient it would compile forever is reported here.
-                    problem = graph_recursion(obj)
-                    if problem is not None:
-                        raise RuntimeError(problem)
+                    _refuse_recursion(obj)
                 return dispatcher
         if nearest:
             assigned = obj.__dict__.get("construct")
@@ -161,9 +235,16 @@ class BpropSlot(_Slot):
             if fn is None:
                 raise AttributeError(f"type object {owner.__qualname__!r} has no attribute 'bprop'")
             return fn
-        frame = sys._getframe(1)
+        frame = _getframe(1)
+        from_mindspore = frame.f_code.co_filename.startswith(_MS_DIR)
+        if from_mindspore:
+            # MindSpore asking whether the cell has a bprop (each PyNative gradient of a top
+            # cell): no, while what the instance ran last holds (as for construct).
+            seen = _still_seen(obj)
+            if seen is not None and not seen[4] and seen[0].__dict__.get("bprop") is self:
+                raise AttributeError("bprop")
         nearest = self._nearest(obj)
-        if nearest and _from_mindspore(frame) and not obj._kwcell_passes_through():
+        if nearest and from_mindspore and not obj._kwcell_passes_through():
             raise AttributeError("bprop")
         if nearest:
             assigned = obj.__dict__.get("bprop")
@@ -172,7 +253,7 @@ class BpropSlot(_Slot):
         fn = self.resolve(type(obj))
         if fn is None:
             raise AttributeError(f"{type(obj).__qualname__!r} object has no attribute 'bprop'")
-        if _from_mindspore(frame):
+        if from_mindspore:
             # The graph parser resolving ``super().bprop`` (or ``self.bprop``) inside a bprop
             # it compiles: the positional version, which it can call.
             face = obj._kwcell_face_of(fn)
@@ -246,6 +327,14 @@ def _plain_method(cls: type, name: str) -> tuple[type | None, Any]:
         if found is not None:
             return (klass, found) if isinstance(found, types.FunctionType) else (None, None)
     return None, None
+
+
+def _refuse_recursion(obj: Any) -> None:
+    """The graph compiler reading the forward it compiles (its reads of bprop swallow errors):
+    a gradient it would compile forever is reported here."""
+    problem = graph_recursion(obj)
+    if problem is not None:
+        raise RuntimeError(problem)
 
 
 def graph_recursion(obj: Any) -> str | None:
@@ -322,6 +411,29 @@ def install_super_readers(cls: type) -> None:
         name = super_reader(klass.__name__)
         if _first(cls, name) is None:
             type.__setattr__(cls, name, SuperBprop(klass.__name__))
+
+
+def _still_seen(obj: Any) -> Any:
+    """What :func:`remember` recorded for ``obj``, if it still holds (else ``None``): the same
+    class, resolving to the same construct and bprop, nothing assigned on the instance, and
+    the core still of the plan's class. The usual case costs a few dictionary reads: the
+    class's own slots hold the functions; an inheriting slot walks the MRO, as nn.Cell would."""
+    state = obj.__dict__
+    seen = state.get(SEEN)
+    if seen is None or seen[0] is not type(obj) or "construct" in state or "bprop" in state:
+        return None
+    own = seen[0].__dict__
+    c = own.get("construct")
+    b = own.get("bprop")
+    construct = c.fn if type(c) is ConstructSlot and c.fn is not None else _resolve(seen[0], "construct")[1]
+    bprop = b.fn if type(b) is BpropSlot and b.fn is not None else _resolve(seen[0], "bprop")[1]
+    if construct is not seen[1] or bprop is not seen[2]:
+        return None
+    if seen[5] is not None and type(seen[5]) is not seen[6]:
+        return None
+    if not same_listing(listing(obj), seen[7]):
+        return None
+    return seen
 
 
 def is_slot(value: Any) -> bool:

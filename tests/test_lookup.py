@@ -83,6 +83,25 @@ def test_instance_bprop_is_called_without_self_as_on_nn_cell() -> None:
     np.testing.assert_allclose(_gx(net), np.cos(X), rtol=1e-6)
 
 
+def test_class_bprop_runs_again_after_an_instance_bprop_is_deleted() -> None:
+    # The instance runs its class's bprop first (and remembers it), then its own, then its
+    # class's again: the core switched to the instance's plan must be switched back.
+    net = Sin()
+    np.testing.assert_allclose(_gx(net), np.cos(X), rtol=1e-6)
+
+    def doubled(x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        return 2 * w * ops.cos(x) * dout, 0
+
+    net.bprop = doubled  # type: ignore[method-assign]
+    np.testing.assert_allclose(_gx(net), 2 * np.cos(X), rtol=1e-6)
+    del net.bprop
+    np.testing.assert_allclose(_gx(net), np.cos(X), rtol=1e-6)
+    net.construct = lambda x, w=1.0: 5 * w * ops.sin(x)  # type: ignore[method-assign]
+    np.testing.assert_allclose(_gx(net), np.cos(X), rtol=1e-6)  # the class bprop, kept
+    del net.construct
+    np.testing.assert_allclose(_gx(net), np.cos(X), rtol=1e-6)
+
+
 def test_instance_bprop_that_does_not_fit_is_refused_and_undone() -> None:
     net = Sin()
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import gc
 import linecache
 import os
+import weakref
 
+import numpy as np
 import psutil
+from mindspore import Tensor
 
 from kwcell import KwCell, _codegen
 from kwcell._meta import info_of
@@ -46,6 +49,21 @@ def test_generated_files_and_linecache_entries_go_with_the_class() -> None:
     gc.collect()
     assert not any(os.path.exists(p) for p in paths)
     assert not any(p in linecache.cache for p in paths)
+
+
+def test_a_cell_that_ran_is_freed_when_dropped_without_the_cycle_collector() -> None:
+    # What an instance remembers of its last run (its dispatcher, its core) holds no reference
+    # back to it: a dropped network goes at once, as one of nn.Cells does.
+    net = make(3)()
+    net(Tensor(np.ones(2, np.float32)))
+    assert "_kwcell_seen" in net.__dict__
+    dropped = weakref.ref(net)
+    gc.disable()
+    try:
+        del net
+        assert dropped() is None
+    finally:
+        gc.enable()
 
 
 def test_defining_and_dropping_10000_classes_grows_rss_by_under_20mb() -> None:
