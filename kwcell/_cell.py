@@ -5,7 +5,7 @@ from __future__ import annotations
 import types
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
-from mindspore import Parameter, context, nn
+from mindspore import Parameter, nn
 from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyped,unused-ignore]
 
 from ._codegen import ensure_written
@@ -23,6 +23,9 @@ from ._lookup import (
     remember,
 )
 from ._meta import KwCellMeta
+from ._mode import GRAPH as _GRAPH
+from ._mode import KEY as _KEY
+from ._mode import MODE as _MODE
 from ._reuse import configure as _configure_reuse
 
 __all__ = ["HasConstruct", "KwCell"]
@@ -245,7 +248,8 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
     else:
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            _prebind(self, args, kwargs)
+            if _MODE[_KEY] == _GRAPH:  # the mode read in place: this runs on every call
+                _prebind(self, args, kwargs)
             return super().__call__(*args, **kwargs)
 
 
@@ -287,7 +291,7 @@ def _prebind(cell: KwCell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Non
     A bad call then raises Python's own ``TypeError`` naming the cell's class. (In PyNative,
     Python binds the call against the generated dispatcher, with the same message.)
     """
-    if context._get_mode() == context.GRAPH_MODE:
+    if _MODE[_KEY] == _GRAPH:
         info = cell._kwcell_running_info()
         if info is not None:
             info.bind(cell, *args, **kwargs)

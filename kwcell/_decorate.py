@@ -31,6 +31,7 @@ from ._errors import KwCellDefinitionError
 from ._info import info_of
 from ._lookup import install_super_readers, is_slot
 from ._meta import _SLOTS, _warn_ungraded_parameters, check_class, slot_for
+from ._mode import GRAPH, KEY, MODE
 from ._reuse import configure as _configure_reuse
 from ._spec import safe_repr
 
@@ -124,7 +125,8 @@ def _install(cls: type, compile_once: bool | None) -> None:
 
     def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
         _reslot(type(self))
-        _prebind(self, args, kwargs)
+        if MODE[KEY] == GRAPH:  # as KwCell.__call__: the mode read in place, on every call
+            _prebind(self, args, kwargs)
         return _super(root, self).__call__(*args, **kwargs)
 
     if "__call__" not in cls.__dict__:
