@@ -2,20 +2,44 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
-from mindspore import context, nn
+from mindspore import nn
+
+from ._mode import GRAPH, KEY, MODE
 
 try:  # MindSpore 2.10 moved it; the old module logs a deprecation warning when imported
     from mindspore.graph.api import _pynative_executor  # type: ignore[import-untyped,unused-ignore]
 except ImportError:  # MindSpore 2.8, 2.9
     from mindspore.common.api import _pynative_executor
+try:  # what Cell._call_custom_bprop runs the forward under
+    from mindspore.graph.api import _no_grad  # type: ignore[import-untyped,unused-ignore]
+except ImportError:  # pragma: no cover - MindSpore 2.8, 2.9
+    try:
+        from mindspore.common.api import _no_grad  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        _no_grad = None
 
 
 __all__ = ["KwCellCore"]
 
-GRAPH = context.GRAPH_MODE
 _MISSING = object()
+# What makes nn.Cell.__call__ take another path than a plain custom-bprop cell's, read from the
+# instance's state as Cell.__init__ leaves it (all false there): grad and dynamic-shape
+# settings, mixed precision, hooks (kept lazily), shard, recompute, saved-tensor hooks.
+_EXTRAS = itemgetter(
+    "requires_grad",
+    "_dynamic_shape_inputs",
+    "mixed_precision_type",
+    "_lazy_forward_pre_hook",
+    "_lazy_forward_hook",
+    "_lazy_backward_pre_hook",
+    "_lazy_backward_hook",
+    "_shard_fn",
+    "_recompute_cell",
+    "_saved_tensors_pack_hook",
+)
 
 
 def _unattached(*args: Any) -> Any:
@@ -34,6 +58,7 @@ class KwCellCore(nn.Cell):
     """
 
     _init_flag: bool  # set by nn.Cell once its parameters are initialised
+    has_bprop: bool  # set by nn.Cell.__init__
 
     @property
     def _kwcell_owner(self) -> nn.Cell:
@@ -52,11 +77,28 @@ class KwCellCore(nn.Cell):
         return _unattached()
 
     def __call__(self, *args: Any) -> Any:
-        # The PyNative forward with nothing to record: Cell.__call__ would call construct
-        # directly too (the core has no hooks, shard, recompute, mixed precision or dynamic
-        # shapes of its own); skipping its checks saves a few microseconds per call.
-        if self._init_flag and not _pynative_executor.requires_grad() and context._get_mode() != GRAPH:
-            return self.construct(*args)
+        # PyNative: what Cell.__call__ ends up doing for a cell with a bprop and nothing else
+        # (the core has no hooks, shard, recompute, mixed precision or dynamic shapes of its
+        # own, checked below), without its chain of checks and helper calls.
+        if self._init_flag and MODE[KEY] != GRAPH:
+            if not _pynative_executor.requires_grad():
+                return self.construct(*args)  # nothing to record: construct itself
+            construct = type(self).construct
+            if (
+                _no_grad is not None
+                and self.has_bprop
+                and not (construct.__defaults__ or construct.__kwdefaults__)
+            ):
+                try:
+                    extras = any(_EXTRAS(self.__dict__))
+                except KeyError:  # a MindSpore whose cells keep other state
+                    extras = True
+                if not extras:
+                    # Cell._call_custom_bprop: the forward without recording, then the bprop
+                    # node with the call's inputs.
+                    with _no_grad():
+                        output = self.construct(*args)
+                    return _pynative_executor.call_custom_bprop(self, output, *args)
         return super().__call__(*args)
 
     def _kwcell_owner_or_none(self) -> nn.Cell | None:

@@ -115,3 +115,17 @@ def test_hooks_on_one_instance_stay_on_it() -> None:
     assert seen == [1]
     assert not _core(chain.acts[0])._backward_hook
     assert not _core(chain.acts[2])._backward_hook
+
+
+def test_a_core_with_a_hook_takes_nn_cells_own_path_in_pynative() -> None:
+    # The core's PyNative call does what nn.Cell.__call__ does for a plain custom-bprop cell
+    # without its chain of checks; anything that chain acts on sends it through nn.Cell's.
+    cell = Surrogate(2.0)
+    core = _core(cell)
+    seen: list[Any] = []
+    core.register_forward_pre_hook(lambda c, args: seen.append(len(args)))
+    x = Tensor(np.array([0.2, 0.9], np.float32))
+    g = kwcell.grad(cell)(x, threshold=0.5)
+    s = _sigmoid(2.0 * (x.asnumpy() - 0.5))
+    np.testing.assert_allclose(g.asnumpy(), 2.0 * s * (1 - s), rtol=1e-5)
+    assert seen == [2]  # the hook ran, on the core's positional inputs
