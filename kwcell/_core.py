@@ -25,6 +25,8 @@ except ImportError:  # pragma: no cover - MindSpore 2.8, 2.9
 __all__ = ["KwCellCore"]
 
 _MISSING = object()
+_CELL_GETATTR: Any = getattr(nn.Cell, "__getattr__")  # noqa: B009 - not in the stubs
+_GETATTRIBUTE: Any = object.__getattribute__
 # What makes nn.Cell.__call__ take another path than a plain custom-bprop cell's, read from the
 # instance's state as Cell.__init__ leaves it (all false there): grad and dynamic-shape
 # settings, mixed precision, hooks (kept lazily), shard, recompute, saved-tensor hooks.
@@ -62,7 +64,9 @@ class KwCellCore(nn.Cell):
 
     @property
     def _kwcell_owner(self) -> nn.Cell:
-        owner = self._kwcell_owner_or_none()
+        # (_kwcell_owner_or_none inlined: the core's construct and bprop read this per call)
+        ref = self.__dict__.get("_kwcell_owner_ref")
+        owner: nn.Cell | None = ref() if ref is not None else None
         if owner is None:
             raise AttributeError("_kwcell_owner")
         return owner
@@ -126,8 +130,27 @@ class KwCellCore(nn.Cell):
 
     def _kwcell_forwarded(self, name: str) -> Any:
         # getattr, not dir(): MindSpore reads these on every backward, and dir() of a cell
-        # costs about 50 us.
-        value = getattr(self._kwcell_owner_or_none(), name, _MISSING)
+        # costs about 50 us. Most owners have neither: that is proved first without
+        # nn.Cell.__getattr__, which formats and raises an error that getattr then drops.
+        ref = self.__dict__.get("_kwcell_owner_ref")
+        owner = ref() if ref is not None else None
+        if owner is None:
+            raise AttributeError(name)
+        state = owner.__dict__
+        cls = type(owner)
+        if (
+            name not in state
+            and cls.__getattr__ is _CELL_GETATTR
+            and cls.__getattribute__ is _GETATTRIBUTE
+            and not hasattr(cls, name)
+            # where nn.Cell.__getattr__ looks: parameters, buffers, child cells
+            and name not in state.get("_params", ())
+            and name not in state.get("_buffers", ())
+            and name not in state.get("_cells", ())
+            and name not in state.get("_params_list", ())
+        ):
+            raise AttributeError(name)
+        value = getattr(owner, name, _MISSING)
         if value is _MISSING:
             raise AttributeError(name)
         return value

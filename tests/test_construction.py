@@ -129,3 +129,29 @@ def test_a_core_with_a_hook_takes_nn_cells_own_path_in_pynative() -> None:
     s = _sigmoid(2.0 * (x.asnumpy() - 0.5))
     np.testing.assert_allclose(g.asnumpy(), 2.0 * s * (1 - s), rtol=1e-5)
     assert seen == [2]  # the hook ran, on the core's positional inputs
+
+
+def test_the_core_forwards_what_mindspore_reads_from_the_owner_as_getattr_finds_it() -> None:
+    class FromClass(Surrogate):
+        used_bprop_inputs = [0]  # noqa: RUF012 - MindSpore's attribute
+
+    class FromProperty(Surrogate):
+        @property
+        def internal_params(self) -> Any:
+            return ["p"]
+
+    class FromGetattr(Surrogate):
+        def __getattr__(self, name: str) -> Any:
+            if name == "used_bprop_inputs":
+                return [1]
+            return super().__getattr__(name)  # type: ignore[misc]
+
+    plain = _core(Surrogate(1.0))
+    assert not hasattr(plain, "used_bprop_inputs") and not hasattr(plain, "internal_params")
+    owner = Surrogate(1.0)
+    owner.used_bprop_inputs = [0, 1]  # type: ignore[attr-defined]
+    assert _core(owner).used_bprop_inputs == [0, 1]
+    assert _core(FromClass(1.0)).used_bprop_inputs == [0]
+    assert _core(FromProperty(1.0)).internal_params == ["p"]
+    assert _core(FromGetattr(1.0)).used_bprop_inputs == [1]
+    assert not hasattr(_core(FromGetattr(1.0)), "internal_params")
