@@ -9,7 +9,9 @@ from mindspore import Parameter, nn
 from mindspore.common.hook_handle import HookHandle  # type: ignore[import-untyped,unused-ignore]
 
 from ._codegen import ensure_written
+from ._corecell import CORES as _CORES
 from ._corecell import attach_core, core_of
+from ._corecell import ref as _ref
 from ._info import PASSTHROUGH, KwCellInfo, class_plan, plan, resolved
 from ._lookup import (
     SEEN,
@@ -62,7 +64,7 @@ class _LazyCore:
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        core = core_of(obj)
+        core = _CORES.get(_ref(obj))  # core_of, inlined: the dispatcher reads it per call
         return core if core is not None else attach_core(obj)
 
 

@@ -29,7 +29,7 @@ except (ImportError, AttributeError):  # pragma: no cover - then every core gets
     Cell_ = None
 _Cell: Any = nn.Cell
 
-__all__ = ["attach_core", "core_of", "new_core"]
+__all__ = ["CORES", "attach_core", "core_of", "new_core", "ref"]
 
 _PLAIN = (type(None), bool, int, float, str)
 _CONTAINERS = (dict, OrderedDict, set, list)
@@ -79,12 +79,19 @@ def new_core() -> nn.Cell:
 
 # owner -> its core. Not in the owner's ``__dict__``: code that copies a cell's state attribute
 # by attribute (``mindspore.rewrite``, a user's clone) would make the core a child cell of the
-# copy, still pointing at the original owner.
-_cores: weakref.WeakKeyDictionary[Any, nn.Cell] = weakref.WeakKeyDictionary()
+# copy, still pointing at the original owner. Keyed by a weak reference to the owner whose
+# callback drops the entry (a WeakKeyDictionary, without its Python-level ``get``: the
+# dispatcher reads the core on every call, as ``CORES.get(ref(owner))``).
+CORES: dict[weakref.ref[Any], nn.Cell] = {}
+ref = weakref.ref
+
+
+def _drop(key: weakref.ref[Any]) -> None:
+    CORES.pop(key, None)
 
 
 def core_of(cell: Any) -> nn.Cell | None:
-    return _cores.get(cell)
+    return CORES.get(ref(cell))
 
 
 def attach_core(cell: nn.Cell) -> nn.Cell:
@@ -95,5 +102,5 @@ def attach_core(cell: nn.Cell) -> nn.Cell:
     core = new_core()
     object.__setattr__(core, "_kwcell_owner_ref", weakref.ref(cell))
     cell.__dict__.pop(SEEN, None)
-    _cores[cell] = core
+    CORES[ref(cell, _drop)] = core
     return core

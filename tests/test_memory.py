@@ -12,6 +12,7 @@ import psutil
 from mindspore import Tensor
 
 from kwcell import KwCell, _codegen
+from kwcell._corecell import core_of
 from kwcell._meta import info_of
 
 N = 10_000
@@ -57,11 +58,12 @@ def test_a_cell_that_ran_is_freed_when_dropped_without_the_cycle_collector() -> 
     net = make(3)()
     net(Tensor(np.ones(2, np.float32)))
     assert "_kwcell_seen" in net.__dict__
-    dropped = weakref.ref(net)
+    dropped, core = weakref.ref(net), weakref.ref(core_of(net))
     gc.disable()
     try:
         del net
         assert dropped() is None
+        assert core() is None  # and its core with it
     finally:
         gc.enable()
 
