@@ -163,7 +163,7 @@ def _bprop_units(
         "py",
         PY_BPROP.format(**fmt, user_call=_user_call(spec, reading)),
         {"__name__": __name__, "__builtins__": __builtins__},
-        closure={"_kwcell_user": user_fn, "_kwcell_normalize": _runtime.normalize},
+        closure={"_kwcell_user": user_fn, "_kwcell_normalize": _runtime.normalize_pynative},
     )
     fmt["weights"] = _weights_text(weights, ())
     no_rewrite = not needs_rewrite(spec, reading)

@@ -27,7 +27,7 @@ from mindspore import Parameter, Tensor, ops
 from mindspore.common import dtype as mstype
 from mindspore.ops import HyperMap, MultitypeFuncGraph, constexpr
 
-__all__ = ["graph_zero", "in_graph", "normalize", "split", "zero"]
+__all__ = ["graph_zero", "in_graph", "normalize", "normalize_pynative", "split", "zero"]
 
 # One primitive instance for every zero kwcell generates. ``ops.zeros_like`` (a function) in
 # a generated bprop breaks GRAPH_MODE compilation when the cell's construct calls
@@ -389,6 +389,67 @@ def normalize(
 def split(grads: tuple[Any, ...], count: int) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """``grads[:count]`` and the rest (the inputs' and the weights' gradients)."""
     return grads[:count], grads[count:]
+
+
+_ABSENT = object()
+# Inputs whose gradient entry depends on what bprop gave for their elements or keys.
+_STRUCTURED = (tuple, list, dict)
+
+
+def normalize_pynative(
+    grads: Any,
+    inputs: tuple[Any, ...],
+    names: tuple[str, ...],
+    where: str,
+    extras_ok: bool = False,
+    weights: tuple[Any, ...] = (),
+    weight_keys: tuple[tuple[tuple[str, ...], Any], ...] = (),
+    attr_keys: tuple[str, ...] = (),
+) -> Any:
+    """:func:`normalize` for PYNATIVE, where it runs after every call of the user's bprop.
+
+    The usual forms, a dict keyed by parameter names or a tuple with one entry per input, are
+    turned into MindSpore's tuple here in one pass when every input is a Tensor, ``None`` or a
+    plain value (a number, a string...), with :func:`normalize`'s entries: a Tensor's gradient,
+    or ``zeros_like`` of it for ``None`` or a name left out; ``0`` for a plain value; for an
+    input that is ``None``, what bprop gave (``0`` for a name left out). Anything else (tuple,
+    list or dict inputs, an instance with weights, extra entries, mistakes) goes to :func:`normalize`,
+    so what comes back and every message are :func:`normalize`'s. Never parsed by the graph
+    compiler (the PYNATIVE bprop is not, see ``_templates.PY_BPROP``).
+    """
+    kind = type(grads) if not weights else None
+    if kind is dict:
+        result = []
+        named = 0
+        for name, x in zip(names, inputs, strict=False):
+            grad = grads.get(name, _ABSENT)
+            if grad is not _ABSENT:
+                named += 1
+            if isinstance(x, Tensor):
+                result.append(_ZEROS_LIKE(x) if grad is None or grad is _ABSENT else grad)
+            elif x is None:
+                result.append(0 if grad is _ABSENT else grad)
+            elif isinstance(x, _STRUCTURED):
+                break
+            else:
+                result.append(0)
+        else:
+            if named == len(grads):  # no other keys (unknown names, Parameters: normalize's)
+                return tuple(result)
+    elif kind is tuple and len(grads) == len(inputs) and not (len(grads) == 2 and isinstance(grads[1], dict)):
+        result = []
+        for grad, x in zip(grads, inputs, strict=False):
+            if isinstance(x, Tensor):
+                result.append(_ZEROS_LIKE(x) if grad is None else grad)
+            elif x is None:
+                result.append(grad)
+            elif isinstance(x, _STRUCTURED):
+                break
+            else:
+                result.append(0)
+        else:
+            return tuple(result)
+    return normalize(grads, inputs, names, where, extras_ok, weights, weight_keys, attr_keys)
 
 
 def _probe() -> int:
