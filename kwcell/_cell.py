@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import types
+import weakref
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
 from mindspore import Parameter, nn
@@ -23,6 +25,7 @@ from ._lookup import (
     instance_forward,
     listing,
     remember,
+    still_seen,
 )
 from ._meta import KwCellMeta
 from ._mode import GRAPH as _GRAPH
@@ -56,6 +59,17 @@ _PER_PROCESS = ("_kwcell_core", "_kwcell_construct_", "_kwcell_rbprop_", SEEN, _
 _CELL_GETSTATE: Any = nn.Cell.__getstate__
 _CELL_SETSTATE: Any = getattr(nn.Cell, "__setstate__")  # noqa: B009
 _NO_HOOK: Any = None
+
+# Cell.__call__ in GRAPH_MODE binds a keyword call with ``self._construct_sig.bind(...)``, then
+# calls ``self._predict(*args, **kwargs)`` with the call bound, before anything is compiled; in
+# PyNative it calls neither (MindSpore 2.10). Read from its code, not assumed: elsewhere a
+# KwCell keeps a __call__ of its own that binds first.
+_CELL_CALL_NAMES: tuple[str, ...] = getattr(getattr(nn.Cell.__call__, "__code__", None), "co_names", ())
+GRAPH_HOOKS = (
+    "_construct_sig" in _CELL_CALL_NAMES and "_predict" in _CELL_CALL_NAMES and hasattr(nn.Cell, "_predict")
+)
+_CELL_CONSTRUCT_SIG: Any = getattr(nn.Cell, "_construct_sig", None)
+_SIGNATURES: weakref.WeakKeyDictionary[Any, inspect.Signature] = weakref.WeakKeyDictionary()
 
 
 class _LazyCore:
@@ -157,6 +171,10 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         return found, construct, construct_self, bprop, bprop_self
 
     def _kwcell_running_info(self) -> KwCellInfo | None:
+        seen = still_seen(self)  # what MindSpore ran last, while that holds (kwcell._lookup)
+        if seen is not None:
+            info: KwCellInfo | None = seen[3]
+            return info
         found = self._kwcell_found()[0]
         return None if found is None or found is PASSTHROUGH else found
 
@@ -199,7 +217,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         if not bprop_self and info.rbprop is bprop:
             self.__dict__[f"_kwcell_rbprop_{info.token}"] = bprop
         if construct_self and bprop_self:
-            remember(self, construct, bprop, info.dispatcher, False, core, info.core_cls, snapshot)
+            remember(self, construct, bprop, info, False, core, info.core_cls, snapshot)
         return types.MethodType(info.dispatcher, self)
 
     def _kwcell_passes_through(self) -> bool:
@@ -243,16 +261,38 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         if resolved(type(self)) is not None:
             attach_core(self)
 
+    # -- calls ------------------------------------------------------------------------------
+
     if TYPE_CHECKING:
         # Static view: a call takes construct's signature and returns construct's type.
         def __call__(self: HasConstruct[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
 
-    else:
-
+    elif not GRAPH_HOOKS:
+        # A MindSpore whose Cell.__call__ has no GRAPH_MODE hooks to bind in (see _predict).
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            if _MODE[_KEY] == _GRAPH:  # the mode read in place: this runs on every call
+            if _MODE[_KEY] == _GRAPH:
                 _prebind(self, args, kwargs)
             return super().__call__(*args, **kwargs)
+
+    else:
+        # No __call__ of its own: a PyNative call is Cell.__call__ itself (one Python call less
+        # on every call of every cell). In GRAPH_MODE, where kwcell binds a call with Python's
+        # own binding before MindSpore compiles it, Cell.__call__ binds a keyword call with
+        # ``_construct_sig.bind`` and then calls ``_predict`` with the call, bound: both bind
+        # first here, and only GRAPH_MODE calls them.
+
+        def _predict(self, *args: Any, **kwargs: Any) -> Any:
+            _prebind(self, args, kwargs)
+            return super()._predict(*args, **kwargs)
+
+    if not TYPE_CHECKING:
+
+        @property
+        def _construct_sig(self) -> Any:
+            # What Cell.__call__ (GRAPH_MODE keyword calls) and Cell._call_custom_bprop bind
+            # calls with: the signature of the construct MindSpore runs now. nn.Cell keeps the
+            # first it found in the instance; a construct changed since then binds as it is.
+            return ConstructSignature(self)
 
 
 def _weights_of(cell: nn.Cell, listed: tuple[Any, ...], info: KwCellInfo) -> tuple[Parameter, ...]:
@@ -287,7 +327,7 @@ def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> tuple[tuple[t
     return tuple((tuple(p), w.dtype) for p, w in zip(paths, weights, strict=True))
 
 
-def _prebind(cell: KwCell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+def _prebind(cell: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """In GRAPH_MODE, bind the call with Python's own binding before MindSpore compiles.
 
     A bad call then raises Python's own ``TypeError`` naming the cell's class. (In PyNative,
@@ -297,6 +337,37 @@ def _prebind(cell: KwCell, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Non
         info = cell._kwcell_running_info()
         if info is not None:
             info.bind(cell, *args, **kwargs)
+
+
+class ConstructSignature:
+    """A KwCell's ``_construct_sig``: the signature of the construct MindSpore runs now (its
+    plan's dispatcher, which has construct's exact signature; for a cell kwcell leaves as it
+    is, nn.Cell's own), whose ``bind`` binds with Python's own binding first in GRAPH_MODE."""
+
+    __slots__ = ("_cell", "_info")
+
+    def __init__(self, cell: Any) -> None:
+        self._cell = cell
+        self._info = cell._kwcell_running_info()
+
+    def _signature(self) -> Any:
+        info = self._info
+        if info is None:
+            return _CELL_CONSTRUCT_SIG.fget(self._cell) if _CELL_CONSTRUCT_SIG is not None else None
+        found = _SIGNATURES.get(info.dispatcher)
+        if found is None:
+            found = inspect.signature(types.MethodType(info.dispatcher, self._cell))
+            _SIGNATURES[info.dispatcher] = found  # the same for every instance of the plan
+        return found
+
+    def bind(self, *args: Any, **kwargs: Any) -> inspect.BoundArguments:
+        if self._info is not None and _MODE[_KEY] == _GRAPH:
+            self._info.bind(self._cell, *args, **kwargs)
+        bound: inspect.BoundArguments = self._signature().bind(*args, **kwargs)
+        return bound
+
+    def __getattr__(self, name: str) -> Any:  # parameters, replace, ...: the signature's
+        return getattr(self._signature(), name)
 
 
 def _register_with_mindspore_rewrite() -> None:

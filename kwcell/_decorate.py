@@ -52,6 +52,7 @@ _BEHAVIOUR = (
     "_kwcell_passes_through",
     "_kwcell_face_of",
     "_kwcell_instance_changed",
+    "_construct_sig",
     "__getstate__",
     "__setstate__",
 )
@@ -123,6 +124,10 @@ def _install(cls: type, compile_once: bool | None) -> None:
     __init__.__doc__ = getattr(original_init, "__doc__", None)
     type.__setattr__(cls, "__init__", __init__)
 
+    # A decorated class keeps a __call__ of its own (a KwCell has none on MindSpore 2.10, see
+    # KwCell._predict): with no metaclass, a call is where construct or bprop assigned on the
+    # class since is put back into a slot. A GRAPH_MODE call binds with Python's own binding
+    # first, as a KwCell's does.
     def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
         _reslot(type(self))
         if MODE[KEY] == GRAPH:  # as KwCell.__call__: the mode read in place, on every call

@@ -56,6 +56,7 @@ __all__ = [
     "listing",
     "remember",
     "same_listing",
+    "still_seen",
     "super_reader",
 ]
 
@@ -94,18 +95,19 @@ def remember(
     obj: Any,
     construct: Any,
     bprop: Any,
-    dispatcher: Any,
+    info: Any,
     passes: bool,
     core: Any,
     core_cls: Any,
     weights: tuple[Any, ...],
 ) -> None:
     """Record what MindSpore runs for ``obj`` while its class resolves to ``construct`` and
-    ``bprop`` (and ``obj`` has neither of its own): the dispatcher function (``None`` for a cell
-    without a bprop, or one kwcell leaves as it is, ``passes``), the core with the class it
-    must keep, and what ``internal_params`` listed (a weighted plan's dispatcher passes those
-    Parameters). Only references: a dropped cell is freed at once (no reference cycle)."""
-    obj.__dict__[SEEN] = (type(obj), construct, bprop, dispatcher, passes, core, core_cls, weights)
+    ``bprop`` (and ``obj`` has neither of its own): the plan (a ``KwCellInfo``, whose dispatcher
+    MindSpore runs; ``None`` for a cell without a bprop, or one kwcell leaves as it is,
+    ``passes``), the core with the class it must keep, and what ``internal_params`` listed (a
+    weighted plan's dispatcher passes those Parameters). Only references: a dropped cell is
+    freed at once (no reference cycle)."""
+    obj.__dict__[SEEN] = (type(obj), construct, bprop, info, passes, core, core_cls, weights)
 
 
 class _Slot:
@@ -185,7 +187,7 @@ class ConstructSlot(_Slot):
             if seen is not None:
                 own = seen[0].__dict__
                 b = own.get("bprop")
-                # _still_seen for the usual case, inlined: this class's own slots hold the
+                # still_seen for the usual case, inlined: this class's own slots hold the
                 # construct and bprop it ran, and nothing is assigned on the instance.
                 usual = (
                     seen[0] is type(obj)
@@ -199,11 +201,11 @@ class ConstructSlot(_Slot):
                     and (seen[5] is None or type(seen[5]) is seen[6])
                     and same_listing(listing(obj), seen[7])
                 )
-                if (usual or _still_seen(obj) is not None) and own.get("construct") is self:
+                if (usual or still_seen(obj) is not None) and own.get("construct") is self:
                     if seen[3] is not None:
                         if _compiling(frame):
                             _refuse_recursion(obj)
-                        return _MethodType(seen[3], obj)
+                        return _MethodType(seen[3].dispatcher, obj)
                     if seen[1] is not None:  # no bprop: the user's construct, as on nn.Cell
                         return _bind(seen[1], obj)
         nearest = self._nearest(obj)
@@ -240,7 +242,7 @@ class BpropSlot(_Slot):
         if from_mindspore:
             # MindSpore asking whether the cell has a bprop (each PyNative gradient of a top
             # cell): no, while what the instance ran last holds (as for construct).
-            seen = _still_seen(obj)
+            seen = still_seen(obj)
             if seen is not None and not seen[4] and seen[0].__dict__.get("bprop") is self:
                 raise AttributeError("bprop")
         nearest = self._nearest(obj)
@@ -413,7 +415,7 @@ def install_super_readers(cls: type) -> None:
             type.__setattr__(cls, name, SuperBprop(klass.__name__))
 
 
-def _still_seen(obj: Any) -> Any:
+def still_seen(obj: Any) -> Any:
     """What :func:`remember` recorded for ``obj``, if it still holds (else ``None``): the same
     class, resolving to the same construct and bprop, nothing assigned on the instance, and
     the core still of the plan's class. The usual case costs a few dictionary reads: the

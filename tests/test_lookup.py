@@ -70,6 +70,28 @@ def test_construct_assigned_with_other_defaults_runs_as_written(mode: str) -> No
     np.testing.assert_allclose(_gx(Net()), 5 * np.cos(X), rtol=1e-6)
 
 
+def test_construct_reordered_after_keyword_calls_binds_as_written_now(mode: str) -> None:
+    # nn.Cell keeps the signature a GRAPH_MODE keyword call was first bound with; a KwCell binds
+    # with the construct it runs now.
+    class Net(Sin):
+        pass
+
+    net = Net()
+    x = Tensor(X)
+    np.testing.assert_allclose(net(x, w=2.0).asnumpy(), 2 * np.sin(X), rtol=1e-6)
+
+    def reordered(self: Any, w: float, x: Tensor) -> Any:
+        return w * ops.sin(x)
+
+    def reordered_bprop(self: Any, w: float, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return 0, w * ops.cos(x) * dout
+
+    Net.construct = reordered  # type: ignore[method-assign,assignment]
+    Net.bprop = reordered_bprop  # type: ignore[method-assign,assignment]
+    np.testing.assert_allclose(net(w=3.0, x=x).asnumpy(), 3 * np.sin(X), rtol=1e-6)
+    np.testing.assert_allclose(net(3.0, x=x).asnumpy(), 3 * np.sin(X), rtol=1e-6)  # type: ignore[misc,arg-type]
+
+
 def test_instance_bprop_is_called_without_self_as_on_nn_cell() -> None:
     net = Sin()
 
