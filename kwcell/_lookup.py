@@ -66,6 +66,7 @@ _CELL_FILE = os.path.normcase(os.path.abspath(nn.cell.__file__))  # type: ignore
 # the Python frame that called into it.
 _MS_DIR = os.path.dirname(os.path.dirname(_CELL_FILE)) + os.sep
 _STOP = nn.Cell
+_CELL_GETATTR: Any = getattr(nn.Cell, "__getattr__")  # noqa: B009 - not in the stubs
 _getframe = sys._getframe
 _MethodType = types.MethodType
 
@@ -77,10 +78,18 @@ _UNSET: Any = object()
 
 
 def listing(obj: Any) -> Any:
-    """``obj``'s ``internal_params`` as MindSpore reads it: the instance's, else its class's."""
+    """``obj``'s ``internal_params`` as MindSpore reads it (``getattr``): the instance's, else
+    its class's, read through a property or a ``__getattr__`` of the user's class. (Most cells
+    list nothing: that is proved without ``nn.Cell.__getattr__``, which formats an error.)"""
     listed = obj.__dict__.get("internal_params", _UNSET)
+    if listed is not _UNSET:
+        return listed
+    cls = type(obj)
+    listed = getattr(cls, "internal_params", _UNSET)
     if listed is _UNSET:
-        listed = getattr(type(obj), "internal_params", None)
+        return getattr(obj, "internal_params", None) if cls.__getattr__ is not _CELL_GETATTR else None
+    if hasattr(type(listed), "__get__"):  # a property, or another descriptor
+        return getattr(obj, "internal_params", None)
     return listed
 
 

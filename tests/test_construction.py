@@ -12,6 +12,7 @@ from typing import Any
 
 import mindspore as ms
 import numpy as np
+import pytest
 from mindspore import Tensor, nn, ops
 
 import kwcell
@@ -146,12 +147,21 @@ def test_the_core_forwards_what_mindspore_reads_from_the_owner_as_getattr_finds_
                 return [1]
             return super().__getattr__(name)  # type: ignore[misc]
 
+    class FromGetattrToo(Surrogate):
+        def __getattr__(self, name: str) -> Any:
+            if name == "internal_params":
+                return [2]
+            return super().__getattr__(name)  # type: ignore[misc]
+
     plain = _core(Surrogate(1.0))
     assert not hasattr(plain, "used_bprop_inputs") and not hasattr(plain, "internal_params")
     owner = Surrogate(1.0)
     owner.used_bprop_inputs = [0, 1]  # type: ignore[attr-defined]
     assert _core(owner).used_bprop_inputs == [0, 1]
     assert _core(FromClass(1.0)).used_bprop_inputs == [0]
-    assert _core(FromProperty(1.0)).internal_params == ["p"]
     assert _core(FromGetattr(1.0)).used_bprop_inputs == [1]
-    assert not hasattr(_core(FromGetattr(1.0)), "internal_params")
+    # internal_params is not forwarded: the owner's dispatcher passes the Parameters it lists
+    # to the core as inputs. It is read as getattr finds it, through a property or __getattr__.
+    for cls in (FromProperty, FromGetattrToo):
+        with pytest.raises(TypeError, match=rf"{cls.__name__}\.internal_params\[0\] is a"):
+            cls(1.0)._kwcell_dispatcher()
