@@ -173,7 +173,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
     def _kwcell_running_info(self) -> KwCellInfo | None:
         seen = still_seen(self)  # what MindSpore ran last, while that holds (kwcell._lookup)
         if seen is not None:
-            info: KwCellInfo | None = seen[3]
+            info: KwCellInfo | None = seen.info
             return info
         found = self._kwcell_found()[0]
         return None if found is None or found is PASSTHROUGH else found

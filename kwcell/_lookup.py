@@ -38,7 +38,8 @@ from __future__ import annotations
 import os
 import sys
 import types
-from typing import Any
+import weakref
+from typing import Any, NamedTuple
 
 from mindspore import nn
 
@@ -46,6 +47,7 @@ __all__ = [
     "SEEN",
     "BpropSlot",
     "ConstructSlot",
+    "Seen",
     "SuperBprop",
     "class_backward",
     "class_forward",
@@ -100,6 +102,20 @@ def same_listing(listed: Any, snapshot: tuple[Any, ...]) -> bool:
     return len(listed) == len(snapshot) and all(a is b for a, b in zip(listed, snapshot, strict=False))
 
 
+class Seen(NamedTuple):
+    """What an instance ran last (see :func:`remember`): a record, trusted only while it holds."""
+
+    cls: type  # the instance's class then
+    construct: Any  # the construct and bprop that class resolved to
+    bprop: Any
+    info: Any  # the plan (a KwCellInfo); None for a cell without a bprop, or one left as it is
+    passes: bool  # left to MindSpore as it is (kwcell's plan is PASSTHROUGH)
+    core: Any  # the hidden core, and the plan's class it must keep
+    core_cls: Any
+    weights: tuple[Any, ...]  # what internal_params listed (the dispatcher passes them)
+    owner: weakref.ref[Any]  # the instance itself: a copy of its __dict__ is not it
+
+
 def remember(
     obj: Any,
     construct: Any,
@@ -114,9 +130,13 @@ def remember(
     ``bprop`` (and ``obj`` has neither of its own): the plan (a ``KwCellInfo``, whose dispatcher
     MindSpore runs; ``None`` for a cell without a bprop, or one kwcell leaves as it is,
     ``passes``), the core with the class it must keep, and what ``internal_params`` listed (a
-    weighted plan's dispatcher passes those Parameters). Only references: a dropped cell is
-    freed at once (no reference cycle)."""
-    obj.__dict__[SEEN] = (type(obj), construct, bprop, info, passes, core, core_cls, weights)
+    weighted plan's dispatcher passes those Parameters). The record names ``obj`` (weakly): a
+    cell whose ``__dict__`` was copied from another (``mindspore.rewrite``, a user's clone) does
+    not run the other's record. Only references: a dropped cell is freed at once (no reference
+    cycle)."""
+    obj.__dict__[SEEN] = Seen(
+        type(obj), construct, bprop, info, passes, core, core_cls, weights, weakref.ref(obj)
+    )
 
 
 class _Slot:
@@ -194,29 +214,30 @@ class ConstructSlot(_Slot):
             state = obj.__dict__
             seen = state.get(SEEN)
             if seen is not None:
-                own = seen[0].__dict__
+                own = seen.cls.__dict__
                 b = own.get("bprop")
                 # still_seen for the usual case, inlined: this class's own slots hold the
                 # construct and bprop it ran, and nothing is assigned on the instance.
                 usual = (
-                    seen[0] is type(obj)
-                    and self.fn is seen[1]
+                    seen.cls is type(obj)
+                    and self.fn is seen.construct
                     and type(b) is BpropSlot
-                    and b.fn is seen[2]
-                    and seen[1] is not None
-                    and seen[2] is not None
+                    and b.fn is seen.bprop
+                    and seen.construct is not None
+                    and seen.bprop is not None
                     and "construct" not in state
                     and "bprop" not in state
-                    and (seen[5] is None or type(seen[5]) is seen[6])
-                    and same_listing(listing(obj), seen[7])
+                    and seen.owner() is obj
+                    and (seen.core is None or type(seen.core) is seen.core_cls)
+                    and same_listing(listing(obj), seen.weights)
                 )
                 if (usual or still_seen(obj) is not None) and own.get("construct") is self:
-                    if seen[3] is not None:
+                    if seen.info is not None:
                         if _compiling(frame):
                             _refuse_recursion(obj)
-                        return _MethodType(seen[3].dispatcher, obj)
-                    if seen[1] is not None:  # no bprop: the user's construct, as on nn.Cell
-                        return _bind(seen[1], obj)
+                        return _MethodType(seen.info.dispatcher, obj)
+                    if seen.construct is not None:  # no bprop: the user's construct, as on nn.Cell
+                        return _bind(seen.construct, obj)
         nearest = self._nearest(obj)
         if nearest and from_mindspore:
             dispatcher = obj._kwcell_dispatcher()
@@ -252,7 +273,7 @@ class BpropSlot(_Slot):
             # MindSpore asking whether the cell has a bprop (each PyNative gradient of a top
             # cell): no, while what the instance ran last holds (as for construct).
             seen = still_seen(obj)
-            if seen is not None and not seen[4] and seen[0].__dict__.get("bprop") is self:
+            if seen is not None and not seen.passes and seen.cls.__dict__.get("bprop") is self:
                 raise AttributeError("bprop")
         nearest = self._nearest(obj)
         if nearest and from_mindspore and not obj._kwcell_passes_through():
@@ -424,25 +445,28 @@ def install_super_readers(cls: type) -> None:
             type.__setattr__(cls, name, SuperBprop(klass.__name__))
 
 
-def still_seen(obj: Any) -> Any:
+def still_seen(obj: Any) -> Seen | None:
     """What :func:`remember` recorded for ``obj``, if it still holds (else ``None``): the same
-    class, resolving to the same construct and bprop, nothing assigned on the instance, and
-    the core still of the plan's class. The usual case costs a few dictionary reads: the
-    class's own slots hold the functions; an inheriting slot walks the MRO, as nn.Cell would."""
+    instance and class, resolving to the same construct and bprop, nothing assigned on the
+    instance, the core still of the plan's class, and the same ``internal_params``. The usual
+    case costs a few dictionary reads: the class's own slots hold the functions; an inheriting
+    slot walks the MRO, as nn.Cell would."""
     state = obj.__dict__
-    seen = state.get(SEEN)
-    if seen is None or seen[0] is not type(obj) or "construct" in state or "bprop" in state:
+    seen: Seen | None = state.get(SEEN)
+    if seen is None or seen.cls is not type(obj) or "construct" in state or "bprop" in state:
         return None
-    own = seen[0].__dict__
+    if seen.owner() is not obj:
+        return None
+    own = seen.cls.__dict__
     c = own.get("construct")
     b = own.get("bprop")
-    construct = c.fn if type(c) is ConstructSlot and c.fn is not None else _resolve(seen[0], "construct")[1]
-    bprop = b.fn if type(b) is BpropSlot and b.fn is not None else _resolve(seen[0], "bprop")[1]
-    if construct is not seen[1] or bprop is not seen[2]:
+    construct = c.fn if type(c) is ConstructSlot and c.fn is not None else _resolve(seen.cls, "construct")[1]
+    bprop = b.fn if type(b) is BpropSlot and b.fn is not None else _resolve(seen.cls, "bprop")[1]
+    if construct is not seen.construct or bprop is not seen.bprop:
         return None
-    if seen[5] is not None and type(seen[5]) is not seen[6]:
+    if seen.core is not None and type(seen.core) is not seen.core_cls:
         return None
-    if not same_listing(listing(obj), seen[7]):
+    if not same_listing(listing(obj), seen.weights):
         return None
     return seen
 

@@ -398,3 +398,27 @@ def test_bprop_assigned_twice_to_a_class_defined_without_one() -> None:
     Late.bprop = thrice
     np.testing.assert_allclose(_gx(net), np.full(2, 3.0), rtol=1e-6)
     np.testing.assert_allclose(_gx(Late()), np.full(2, 3.0), rtol=1e-6)
+
+
+def test_a_cell_whose_state_was_copied_from_one_that_ran_runs_as_itself(mode: str) -> None:
+    # A clone made by copying a cell's __dict__ (how code that rebuilds networks copies state)
+    # holds the original's record of what it ran last: the clone must not take the original's
+    # core from it.
+    class Scaled(Sin):
+        def __init__(self, s: float) -> None:
+            super().__init__()
+            self.s = s
+
+        def construct(self, x: Tensor, w: float = 1.0) -> Any:
+            return self.s * w * ops.sin(x)
+
+        def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+            return self.s * w * ops.cos(x) * dout, 0
+
+    original = Scaled(2.0)
+    np.testing.assert_allclose(_gx(original), 2 * np.cos(X), rtol=1e-6)
+    clone = Scaled(5.0)
+    clone.__dict__.update(original.__dict__)  # s = 2.0 too
+    clone.s = 3.0
+    np.testing.assert_allclose(_gx(clone), 3 * np.cos(X), rtol=1e-6)
+    np.testing.assert_allclose(_gx(original), 2 * np.cos(X), rtol=1e-6)
