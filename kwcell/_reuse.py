@@ -634,7 +634,7 @@ def configure(cls: type, compile_once: Any) -> None:
     if not isinstance(compile_once, bool):
         msg = (
             f"{cls.__qualname__}: compile_once must be True or False, got {compile_once!r}; "
-            f"write class {cls.__name__}(KwCell, compile_once=True)"
+            f"write {_how_to_ask(cls)}"
         )
         raise KwCellDefinitionError(msg)
     type.__setattr__(cls, FLAG, compile_once)
@@ -646,11 +646,23 @@ def configure(cls: type, compile_once: Any) -> None:
         type.__setattr__(cls, "no_inline", _Absent("no_inline"))
 
 
+#: The class attribute ``@keyword_bprop`` marks a decorated class with (``_decorate.MANAGED``).
+_DECORATED = "_kwcell_managed"
+
+
+def _how_to_ask(cls: type) -> str:
+    """How the user turns compile_once on for ``cls``: KwCell's class keyword, or the class
+    decorator's argument for a decorated class (its class statement does not take the keyword)."""
+    if any(_DECORATED in klass.__dict__ for klass in cls.__mro__):
+        return f"@keyword_bprop(compile_once=True) on class {cls.__name__}"
+    return f"class {cls.__name__}(KwCell, compile_once=True)"
+
+
 def describe(cell_or_cls: Any) -> list[str]:
     """Lines for ``kwcell.explain``: whether the class compiles once, on what key."""
     cls = cell_or_cls if isinstance(cell_or_cls, type) else type(cell_or_cls)
     if not getattr(cls, FLAG, False):
-        return ["compile once: off (each instance compiles its own graph; class keyword compile_once=True)"]
+        return [f"compile once: off (each instance compiles its own graph; to share one: {_how_to_ask(cls)})"]
     owner = next(k for k in cls.__mro__ if FLAG in k.__dict__)
     origin = "" if owner is cls else f" (inherited from {owner.__qualname__})"
     reads = class_reads(cls)

@@ -165,7 +165,7 @@ DECORATED = [
     "add '**kwargs' to receive the inputs bprop does not name; expected e.g. bprop(self, x, w=1.0, *, out, "
     "dout) (MindSpore's bprop form: the gradient of Standalone will raise this error)",
     f"{LIBRARY}:88: KW008: BadFlag: compile_once must be True or False, got 'yes'; "
-    "write class BadFlag(KwCell, compile_once=True)",
+    "write @keyword_bprop(compile_once=True) on class BadFlag",
 ]
 ENCODER = (
     f"{LIB}/models.py:12: KW002: Encoder.bprop: construct parameter 'mask' is missing from bprop; name it, "

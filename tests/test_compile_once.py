@@ -191,6 +191,29 @@ def test_a_bad_keyword_value_is_an_error_naming_the_class() -> None:
                 return x
 
 
+def test_a_decorated_class_is_told_to_use_the_decorator_argument() -> None:
+    # A decorated class keeps its own bases and metaclass: its class statement does not take
+    # KwCell's class keyword, so the hints name the decorator's argument.
+    hint = r"got 'yes'; write @keyword_bprop\(compile_once=True\) on class Bad"
+    with pytest.raises(KwCellDefinitionError, match=rf"Bad: compile_once must be True or False, {hint}"):
+
+        @kwcell.keyword_bprop(compile_once="yes")  # type: ignore[arg-type]
+        class Bad(nn.Cell):
+            def construct(self, x):  # type: ignore[no-untyped-def]
+                return x
+
+    @kwcell.keyword_bprop
+    class Plain(nn.Cell):
+        def construct(self, x, scale=2.0):  # type: ignore[no-untyped-def]
+            return x * scale
+
+        def bprop(self, x, scale, out, dout):  # type: ignore[no-untyped-def]
+            return (dout * scale, 0)
+
+    assert "to share one: @keyword_bprop(compile_once=True) on class Plain)" in kwcell.explain(Plain)
+    assert "to share one: class ActOff(KwCell, compile_once=True))" in kwcell.explain(C.ActOff)
+
+
 def test_explain_says_whether_a_class_reuses_and_on_what_key() -> None:
     text = kwcell.explain(C.Act)
     assert "compile once: on" in text
