@@ -14,6 +14,7 @@ from ._codegen import ensure_written
 from ._corecell import CORES as _CORES
 from ._corecell import attach_core, core_of
 from ._corecell import ref as _ref
+from ._generate import written_face
 from ._info import PASSTHROUGH, KwCellInfo, class_plan, plan, resolved
 from ._lookup import (
     SEEN,
@@ -26,6 +27,7 @@ from ._lookup import (
     listing,
     remember,
     still_seen,
+    super_key,
 )
 from ._meta import KwCellMeta
 from ._mode import GRAPH as _GRAPH
@@ -211,7 +213,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
             state[_WEIGHTS] = weights
             core.__dict__["_kwcell_weight_keys"] = _weight_keys(self, weights)
         else:
-            state.pop(_WEIGHTS, None)  # read by _kwcell_face_of: none listed now
+            state.pop(_WEIGHTS, None)  # none listed now
         if not construct_self:  # an assigned forward, called as it is (as on nn.Cell)
             self.__dict__[f"_kwcell_construct_{info.token}"] = construct
         if not bprop_self and info.rbprop is bprop:
@@ -223,18 +225,12 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
     def _kwcell_passes_through(self) -> bool:
         return self._kwcell_plan() is PASSTHROUGH
 
-    def _kwcell_face_of(self, bprop: Any) -> Any:
-        """``bprop`` (a parent's, reached by ``super()``) as the graph compiler can call it."""
-        construct, construct_self = instance_forward(self)
-        if construct is None:
-            return None
-        weights = self.__dict__.get(_WEIGHTS, ())
-        found = plan(
-            type(self), construct, bprop, construct_self=construct_self, warn=False, weights=len(weights)
-        )
-        if found is PASSTHROUGH:
-            return None
-        return types.MethodType(found.face if weights else found.py_bprop, self)
+    def _kwcell_face_of(self, bprop: Any, holder: type | None) -> Any:
+        """``bprop`` (of the class ``holder``; reached by ``super()`` or ``self.bprop`` in another
+        bprop) as the graph compiler calls it: kwcell's copy as written, bound to this cell
+        (``None``: none, the compiler parses ``bprop`` itself)."""
+        face = written_face(bprop, holder, super_key(holder) if holder is not None else None)
+        return types.MethodType(face, self) if face is not None else None
 
     @staticmethod
     def _kwcell_instance_changed(cell: Any, name: str) -> None:
@@ -317,7 +313,7 @@ def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> tuple[tuple[t
     ``#<i>`` and every ``self.<path>`` that reaches it: ``{self.dense.weight: g}`` is rewritten
     to ``{"self.dense.weight": g}``), and its dtype (a graph sees the weight as the cell's
     mixed precision casts it)."""
-    paths: list[list[str]] = [[f"#{i}"] for i in range(len(weights))]  # by index (_templates.FACE)
+    paths: list[list[str]] = [[f"#{i}"] for i in range(len(weights))]  # by index
     for prefix, sub in cell.cells_and_names():
         params: dict[str, Any] = getattr(sub, "_params", {})  # nn.Cell's own Parameters by name
         for name, p in params.items():

@@ -12,8 +12,10 @@ import inspect
 import itertools
 import os
 import sys
+import threading
 import types
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,12 +27,11 @@ from ._core import KwCellCore
 from ._deferred import graph_raiser
 from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
-from ._source import ZERO, no_source_reason, parsable_source, rewrite_bprop
+from ._source import ZERO, no_source_reason, parsable_source, rewrite_bprop, written_copy
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import (
     CORE,
     DISPATCHER,
-    FACE,
     GRAPH_BPROP,
     HEADER,
     PY_BPROP,
@@ -365,23 +366,6 @@ def generate(
         defaults={"construct": defaults_of(spec.construct)},
     )
     units = [core_unit, dispatcher_unit, *bprop_parts.units]
-    if weights:
-        face = FACE.format(
-            self_args=", ".join(["self", *names]),
-            qualname=qualname,
-            token=token,
-            args_tuple="".join(f"{n}, " for n in names),
-            count=len(names),
-            weight_items=", ".join(f"'#{i}': weights[{i}]" for i in range(weights)),
-        )
-        units.append(
-            Unit(
-                "face",
-                face,
-                {"__name__": __name__, "__builtins__": __builtins__},
-                closure={"_kwcell_split": _runtime.split},
-            )
-        )
     units.append(
         binder_unit(spec.construct, qualname=f"{qualname}.construct", with_self=True, rendered=rendered)
     )
@@ -426,9 +410,6 @@ def generate(
     dispatcher.__doc__ = getattr(construct, "__doc__", None) or dispatcher.__doc__
     dispatcher.__annotations__ = dict(getattr(construct, "__annotations__", {}))
     dispatcher._kwcell_generated = True  # type: ignore[attr-defined]
-    face_fn = fns["face"]["bprop"] if weights else None
-    if face_fn is not None:
-        face_fn.__qualname__ = f"{qualname}.bprop"
     bind = fns["binder"]["bind"]
     bind.__qualname__ = f"{qualname}.construct"
     path = dispatcher.__code__.co_filename
@@ -445,8 +426,55 @@ def generate(
         token=token,
         py_bprop=py_bprop,
         reading=reading,
-        face=face_fn,
     )
+
+
+# bprop function -> {super key of the class holding it: its written copy (None: no source)}
+_written: weakref.WeakKeyDictionary[Any, dict[str | None, types.FunctionType | None]] = (
+    weakref.WeakKeyDictionary()
+)
+_written_lock = threading.Lock()
+
+
+def written_face(bprop: Any, holder: type | None, super_class: str | None) -> types.FunctionType | None:
+    """The bprop ``bprop`` (of the class ``holder``, whose ``super().bprop`` reader is
+    ``super_class``) as the graph compiler calls it from another bprop (``super().bprop(...)``,
+    ``self.bprop(...)``): a copy as written (``_source.written_copy``), taking the same arguments
+    and returning what it returns, as in PYNATIVE. ``None`` when it has no source to copy (the
+    compiler then parses the function itself)."""
+    fn = inspect.unwrap(bprop) if isinstance(bprop, types.FunctionType) else None
+    if fn is None or fn is not bprop:  # a decorated bprop, or not a plain function
+        return None
+    with _written_lock:
+        per_holder = _written.setdefault(fn, {})
+        if super_class in per_holder:
+            return per_holder[super_class]
+        source = written_copy(fn, super_class)
+        face: types.FunctionType | None = None
+        if source is not None:
+            code = fn.__code__
+            cells = dict(zip(code.co_freevars, fn.__closure__ or (), strict=True))
+            label = f"{fn.__module__}.{fn.__qualname__}"
+            unit = Unit(
+                "written",
+                source,
+                fn.__globals__,
+                cells=cells,
+                defaults={fn.__name__: (fn.__defaults__, fn.__kwdefaults__)},
+            )
+            fns = compile_units(
+                kind="bprop as written",
+                label=label,
+                header=HEADER.format(
+                    label=label, kind="bprop as written", mapping="what super().bprop reaches in graphs"
+                ),
+                units=[unit],
+                owner=holder,
+            )
+            (face,) = fns["written"].values()
+            face.__qualname__ = fn.__qualname__
+        per_holder[super_class] = face
+        return face
 
 
 def _with_self(sig: Signature, has_self: bool) -> Signature:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._lookup import BpropSlot, class_backward, class_forward
+from ._lookup import BpropSlot, class_backward, class_forward, super_key
 from ._spec import CellSpec
 
 __all__ = ["PASSTHROUGH", "KwCellInfo", "class_plan", "info_of", "plan", "resolved"]
@@ -44,9 +44,6 @@ class KwCellInfo:
     #: How bprop receives construct's inputs: ``_validate.CLASSIC_ARGS``, ``BY_POSITION`` or
     #: ``BY_NAME``.
     reading: str = ""
-    #: For a plan with weights: what a graph's ``super().bprop`` reaching this bprop calls
-    #: (``_templates.FACE``).
-    face: Callable[..., Any] | None = None
 
 
 class _Passthrough:
@@ -115,7 +112,7 @@ def plan(
             blame,
             construct_self=construct_self,
             bprop_self=bprop_self,
-            super_name=bprop_owner.__name__ if bprop_owner is not None else None,
+            super_name=super_key(bprop_owner) if bprop_owner is not None else None,
             warn=warn,
             weights=weights,
         )

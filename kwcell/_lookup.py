@@ -19,7 +19,7 @@ instance's assignment first, then the class's function through the MRO. (The gra
 gets a parent's bprop in its positional form, which it can call.)
 
 ``super().bprop`` in a bprop kwcell copies for the graph compiler reads
-``self._kwcell_super_<Owner>`` (:class:`SuperBprop`, one per class name of a KwCell class's MRO),
+``self._kwcell_super_<Owner>_<id>`` (:class:`SuperBprop`, one per class of a KwCell class's MRO),
 which finds the next bprop after ``Owner`` in the instance's MRO when the graph is compiled and
 gives the compiler its positional copy, made the same way, whichever class holds it: a KwCell
 or a plain mixin. The compiler's own ``super()`` means ``super(type(self), self)`` in every
@@ -36,6 +36,7 @@ mixin changed, or a core switched to another plan is seen at the next read.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import types
 import weakref
@@ -59,6 +60,7 @@ __all__ = [
     "remember",
     "same_listing",
     "still_seen",
+    "super_key",
     "super_reader",
 ]
 
@@ -286,42 +288,50 @@ class BpropSlot(_Slot):
         if fn is None:
             raise AttributeError(f"{type(obj).__qualname__!r} object has no attribute 'bprop'")
         if from_mindspore:
-            # The graph parser resolving ``super().bprop`` (or ``self.bprop``) inside a bprop
-            # it compiles: the positional version, which it can call.
-            face = obj._kwcell_face_of(fn)
+            # The graph parser resolving ``self.bprop`` (or a ``super().bprop`` it did not get
+            # through a reader) inside a bprop it compiles: kwcell's copy as written.
+            holder = self.owner if self.fn is not None else _resolve(type(obj), "bprop", after=self.owner)[0]
+            face = obj._kwcell_face_of(fn, holder)
             if face is not None:
                 return face
         return _bind(fn, obj)
 
 
 SUPER_PREFIX = "_kwcell_super_"
+_NOT_WORD = re.compile(r"\W")
 
 
-def super_reader(owner_name: str) -> str:
-    """The attribute that stands for ``super().bprop`` in ``owner_name``'s bprop (graphs)."""
-    return SUPER_PREFIX + owner_name
+def super_key(owner: type) -> str:
+    """What names ``owner``'s ``super().bprop`` reader: its name and identity. Two classes of
+    one MRO can share a name (a library's ``Act`` subclassed as ``Act`` in another module): each
+    continues the search after itself."""
+    return f"{_NOT_WORD.sub('_', owner.__name__)}_{id(owner):x}"
+
+
+def super_reader(key: str) -> str:
+    """The attribute that stands for ``super().bprop`` in the bprop of the class ``key`` names
+    (see :func:`super_key`), in graphs."""
+    return SUPER_PREFIX + key
 
 
 class SuperBprop:
-    """``super().bprop`` in the bprop of the class named ``owner_name``, read in a graph.
+    """``super().bprop`` in the bprop of ``owner``, read in a graph: the bprop after ``owner``
+    in the instance's MRO, looked up now, as kwcell's copy of it as written (which takes the
+    arguments it takes and returns what it returns, as in PYNATIVE)."""
 
-    The class is found by name in the instance's MRO, as MindSpore's graph compiler finds the
-    class of ``super(Owner, self)``; the bprop after it is looked up now.
-    """
-
-    def __init__(self, owner_name: str) -> None:
-        self.owner_name = owner_name
+    def __init__(self, owner: type) -> None:
+        self.owner = owner
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:
             return self
         cls = type(obj)
-        after = next((k for k in cls.__mro__ if k.__name__ == self.owner_name), None)
-        fn = _resolve(cls, "bprop", after=after)[1] if after is not None else None
+        after = self.owner if self.owner in cls.__mro__ else None
+        holder, fn = _resolve(cls, "bprop", after=after) if after is not None else (None, None)
         if fn is None:
-            msg = f"'super' object has no attribute 'bprop' ({self.owner_name}.bprop of {cls.__qualname__})"
-            raise AttributeError(msg)
-        face = obj._kwcell_face_of(fn)
+            where = f"{self.owner.__qualname__}.bprop of {cls.__qualname__}"
+            raise AttributeError(f"'super' object has no attribute 'bprop' ({where})")
+        face = obj._kwcell_face_of(fn, holder)
         return face if face is not None else _bind(fn, obj)
 
 
@@ -436,13 +446,13 @@ def _holds(klass: type, fn: Any) -> bool:
 
 
 def install_super_readers(cls: type) -> None:
-    """Give ``cls`` a :class:`SuperBprop` for each class name of its MRO that has none yet."""
+    """Give ``cls`` a :class:`SuperBprop` for each class of its MRO that has none yet."""
     for klass in cls.__mro__:
         if klass is _STOP:
             break
-        name = super_reader(klass.__name__)
+        name = super_reader(super_key(klass))
         if _first(cls, name) is None:
-            type.__setattr__(cls, name, SuperBprop(klass.__name__))
+            type.__setattr__(cls, name, SuperBprop(klass))
 
 
 def still_seen(obj: Any) -> Seen | None:

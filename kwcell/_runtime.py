@@ -27,7 +27,7 @@ from mindspore import Parameter, Tensor, ops
 from mindspore.common import dtype as mstype
 from mindspore.ops import HyperMap, MultitypeFuncGraph, constexpr
 
-__all__ = ["graph_zero", "in_graph", "normalize", "normalize_pynative", "split", "zero"]
+__all__ = ["graph_zero", "in_graph", "normalize", "normalize_pynative", "zero"]
 
 # One primitive instance for every zero kwcell generates. ``ops.zeros_like`` (a function) in
 # a generated bprop breaks GRAPH_MODE compilation when the cell's construct calls
@@ -267,10 +267,12 @@ def _inputs_part(
 
 def _is_weight_key(key: Any, attr_keys: tuple[str, ...]) -> bool:
     """A dict key that names a weight: a Parameter (PYNATIVE), or in a graph the name a
-    ``{self.w: gw}`` key was rewritten to (``"self.w"``, one of ``attr_keys``)."""
+    ``{self.w: gw}`` key was rewritten to (``"self.w"``: one of ``attr_keys``, or made in a bprop
+    that ``super().bprop`` reached, which returns its dict as written) or a weight's index
+    (``"#0"``). No construct parameter has such a name."""
     if isinstance(key, Parameter):
         return True
-    return isinstance(key, str) and key in attr_keys
+    return isinstance(key, str) and (key in attr_keys or key[:5] == "self." or key[:1] == "#")
 
 
 def _weight_of(
@@ -384,11 +386,6 @@ def normalize(
     if isinstance(grads, dict):  # {"x": gx, self.w: gw}: its weight keys, if any
         return result + _weight_part(grads, weights, weight_keys, attr_keys, where, False)
     return result + _weight_part({}, weights, weight_keys, attr_keys, where, False)
-
-
-def split(grads: tuple[Any, ...], count: int) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """``grads[:count]`` and the rest (the inputs' and the weights' gradients)."""
-    return grads[:count], grads[count:]
 
 
 _ABSENT = object()

@@ -10,6 +10,7 @@ tuples (MindSpore cannot build a dict in a bprop under PyNative ``@ms.jit``).
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import inspect
 import io
@@ -36,6 +37,7 @@ __all__ = [
     "parsable_source",
     "rewrite_bprop",
     "stale_source",
+    "written_copy",
 ]
 
 
@@ -425,11 +427,43 @@ def rewrite_bprop(
             replacements.append((*text.span(ret.value), tuple_text))
             changed = changed or _squash(tuple_text) != _squash(text.segment(ret.value))
     weight_keys = _weight_key_replacements(fdef, self_name, text, replacements)
+    positional = [self_name, *(_alias(n) for n in spec.names), OUT, DOUT]
+    rewritten, has_super = _assemble(
+        fdef,
+        text,
+        (source, filename, first_line),
+        replacements,
+        ", ".join(positional),
+        _prologue(spec, reading),
+        self_name,
+        super_class,
+    )
+    static = static and _ends_in_return(fdef.body)
+    return RewrittenBprop(
+        rewritten, origin, static, tuple(notes or ()), changed, has_super, nested, weight_keys
+    )
+
+
+def _assemble(
+    fdef: ast.FunctionDef,
+    text: _Text,
+    where: tuple[str, str, int],
+    replacements: list[tuple[int, int, str]],
+    parameters: str,
+    prologue: list[str],
+    self_name: str,
+    super_class: str | None,
+) -> tuple[str, bool]:
+    """The source of a copy of ``fdef`` with ``parameters``, ``prologue`` lines first, the
+    body's ``replacements`` made, each line marked with the user's file and line, and
+    ``super().bprop`` read through the reader of ``super_class`` (see ``_lookup.SuperBprop``);
+    and whether it calls ``super().bprop``."""
+    source, filename, first_line = where
     # The body runs to the end of the function's last line (a trailing comment included).
     assert fdef.end_lineno is not None
     body_start, body_end = text.span(fdef.body[0])[0], text.starts[fdef.end_lineno]
     body = bytearray(text.data[body_start:body_end].rstrip())
-    replacements += _line_marks(
+    replacements = replacements + _line_marks(
         source, text, (body_start, body_start + len(body)), replacements, filename, first_line
     )
     for a, b, new in sorted(replacements, reverse=True):
@@ -440,18 +474,56 @@ def rewrite_bprop(
         indent = line[: len(line) - len(line.lstrip(" \t"))]
     else:
         indent = "    "
-    positional = [self_name, *(_alias(n) for n in spec.names), OUT, DOUT]
-    prologue = _prologue(spec, reading)
-    lines = [f"def {fdef.name}({', '.join(positional)}):\n", *(f"{indent}{p}\n" for p in prologue)]
+    lines = [f"def {fdef.name}({parameters}):\n", *(f"{indent}{p}\n" for p in prologue)]
     text_body = body.decode("utf-8")
     has_super = any(_is_super_bprop(node) for node in ast.walk(fdef))
     if has_super and super_class is not None:
         text_body = _SUPER_BPROP.sub(f"{self_name}.{super_reader(super_class)}", text_body)
-    rewritten = "".join(lines) + indent + text_body + "\n"
-    static = static and _ends_in_return(fdef.body)
-    return RewrittenBprop(
-        rewritten, origin, static, tuple(notes or ()), changed, has_super, nested, weight_keys
+    return "".join(lines) + indent + text_body + "\n", has_super
+
+
+def written_copy(fn: Callable[..., Any], super_class: str | None) -> str | None:
+    """The source of a copy of the bprop ``fn`` as written, for the graph compiler: what
+    ``super().bprop(...)`` (or ``self.bprop(...)``) in another bprop reaches in a graph, so that
+    it binds the call and returns what ``fn`` returns, as Python does in PYNATIVE. Only what a
+    graph cannot parse as written changes: ``super().bprop`` continues after ``super_class``
+    (as in ``rewrite_bprop``), and ``{self.w: gw}`` keys become ``{"self.w": gw}``. Parameters
+    keep their names, kinds and defaults (annotations are dropped: the copy is never checked).
+
+    ``None`` when ``fn`` has no source to copy (see ``rewrite_bprop``).
+    """
+    found = _function_tree(fn)
+    if found is None:
+        return None
+    source, tree, filename, first_line = found
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef) or not fdef.args.args:
+        return None
+    text = _Text(source)
+    self_name = fdef.args.args[0].arg
+    replacements: list[tuple[int, int, str]] = []
+    _weight_key_replacements(fdef, self_name, text, replacements)
+    arguments = copy.deepcopy(fdef.args)
+    for arg in (
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ):
+        if arg is not None:
+            arg.annotation = None
+    copied, _ = _assemble(
+        fdef,
+        text,
+        (source, filename, first_line),
+        replacements,
+        ast.unparse(arguments),
+        [],
+        self_name,
+        super_class,
     )
+    return copied
 
 
 def _line_marks(

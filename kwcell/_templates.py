@@ -10,7 +10,6 @@ __all__ = [
     "BINDER",
     "CORE",
     "DISPATCHER",
-    "FACE",
     "GRAPH_BPROP",
     "HEADER",
     "PY_BPROP",
@@ -121,21 +120,4 @@ RAISE_GRAPH_BPROP = '''\
 def bprop({self_args}, out, dout{weight_inputs}):
     """kwcell (graph): {qualname}.bprop raises its definition error when the gradient is taken."""
     return _kwcell_raise()
-'''
-
-# What a graph's ``super().bprop(...)`` reaches in a parent's bprop, for an instance with
-# weights: the parent's graph bprop with the instance's weights, its result handed back in
-# MindSpore's weight form ``(input_grads, {"#<i>": weight_grad})`` (``#<i>`` is one of the
-# names the i-th weight can be returned under), so that a bprop returning it passes the weight
-# gradients on.
-FACE = '''\
-def bprop({self_args}, out, dout):
-    """kwcell (graph): {qualname}.bprop reached by super(), its weight gradients kept."""
-    inputs, weights = _kwcell_split(
-        self._kwcell_bprop_{token}(
-            {args_tuple}out, dout, self._kwcell_weights, self._kwcell_core._kwcell_weight_keys
-        ),
-        {count},
-    )
-    return inputs, {{{weight_items}}}
 '''

@@ -197,7 +197,7 @@ def test_a_decorated_class_is_told_to_use_the_decorator_argument() -> None:
     hint = r"got 'yes'; write @keyword_bprop\(compile_once=True\) on class Bad"
     with pytest.raises(KwCellDefinitionError, match=rf"Bad: compile_once must be True or False, {hint}"):
 
-        @kwcell.keyword_bprop(compile_once="yes")  # type: ignore[arg-type]
+        @kwcell.keyword_bprop(compile_once="yes")  # type: ignore[call-overload]
         class Bad(nn.Cell):
             def construct(self, x):  # type: ignore[no-untyped-def]
                 return x
