@@ -228,9 +228,17 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
     def _kwcell_face_of(self, bprop: Any, holder: type | None) -> Any:
         """``bprop`` (of the class ``holder``; reached by ``super()`` or ``self.bprop`` in another
         bprop) as the graph compiler calls it: kwcell's copy as written, bound to this cell
-        (``None``: none, the compiler parses ``bprop`` itself)."""
+        (``None``: the compiler parses ``bprop`` itself)."""
         face = written_face(bprop, holder, super_key(holder) if holder is not None else None)
-        return types.MethodType(face, self) if face is not None else None
+        if face is not None:
+            return types.MethodType(face, self)
+        # No source to copy (a lambda, exec, a decorated bprop): the normalised positional
+        # version, whose graph form is the user's function or raises kwcell's clear error.
+        construct, construct_self = instance_forward(self)
+        if construct is None:
+            return None
+        found = plan(type(self), construct, bprop, construct_self=construct_self, warn=False)
+        return None if found is PASSTHROUGH else types.MethodType(found.py_bprop, self)
 
     @staticmethod
     def _kwcell_instance_changed(cell: Any, name: str) -> None:
