@@ -23,14 +23,24 @@ from typing import Any
 from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
-from ._core import KwCellCore
+from ._core import CoreBprop, KwCellCore
 from ._deferred import graph_raiser
 from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
-from ._source import ZERO, no_source_reason, parsable_source, rewrite_bprop, written_copy
+from ._source import (
+    ZERO,
+    RewrittenBprop,
+    core_construct,
+    no_source_reason,
+    owner_method,
+    parsable_source,
+    rewrite_bprop,
+    written_copy,
+)
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
 from ._templates import (
     CORE,
+    CORE_GRAPH_BPROP,
     DISPATCHER,
     GRAPH_BPROP,
     HEADER,
@@ -103,6 +113,12 @@ class _Bprop:
     #: What the graph version calls as ``self._kwcell_rbprop_<token>`` when it is not one of
     #: the units (the user's own ``bprop(self, *args)``, which needs no rewriting).
     rbprop: Callable[..., Any] | staticmethod[..., Any] | None = None
+    #: The graph bprop as a method of the core (``_source.owner_method``): what the graph
+    #: compiler parses as the core's bprop, one function graph instead of two or three.
+    flat: tuple[Unit, tuple[tuple[str, ...], ...]] | None = None
+    #: The graph bprop as the core's (``_templates.CORE_GRAPH_BPROP``), when it normalises what
+    #: ``rbprop`` returns.
+    core_graph: Unit | None = None
 
 
 def _raise_unit(name: str, fmt: dict[str, Any], error: str, message: str, closure: dict[str, Any]) -> Unit:
@@ -181,6 +197,7 @@ def _bprop_units(
         {"__name__": __name__, "__builtins__": __builtins__},
         closure={"_kwcell_normalize": _runtime.normalize},
     )
+    core_graph = _core_graph_bprop(fmt, weights, rewritten.weight_keys if rewritten is not None else ())
     if rewritten is None and no_rewrite and (reading == CLASSIC_ARGS or parsable_source(bprop)):
         # MindSpore's positional form in construct's order (or bprop(self, *args)) without
         # source kwcell can read (a lambda, a decorated bprop, a module rewritten by pytest):
@@ -194,8 +211,8 @@ def _bprop_units(
             py = _raise_unit("py", fmt, "_kwcell_error", str(error), {"_kwcell_error": type(error)})
             later = f"the gradient of {cls.__qualname__} will raise this error"
             warning = f"{problem} (MindSpore's bprop form: {later})"
-            return _Bprop([py, graph], note, rbprop=bprop), [warning]
-        return _Bprop([py, graph], note, rbprop=bprop), []
+            return _Bprop([py, graph], note, rbprop=bprop, core_graph=core_graph), [warning]
+        return _Bprop([py, graph], note, rbprop=bprop, core_graph=core_graph), []
     if rewritten is None and not bprop_self:
         message = (
             f"{where}: a bprop assigned to an instance is called without self, so GRAPH_MODE and "
@@ -220,6 +237,7 @@ def _bprop_units(
     cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
     cells[ZERO] = types.CellType(_runtime.graph_zero)  # the rewritten bprop runs in graphs only
     user = Unit("rewritten", rewritten.source, bprop.__globals__, cells=cells)
+    flat = _flat_bprop(spec, rewritten, weights, bprop.__globals__, cells)
     note = f"bprop: the user's own in PYNATIVE; rewritten from {rewritten.origin} for the graph compiler"
     if rewritten.static and not weights:
         if not rewritten.changed and not rewritten.nested and not rewritten.has_super:
@@ -231,8 +249,61 @@ def _bprop_units(
                 {"__name__": __name__, "__builtins__": __builtins__},
                 closure={"_kwcell_user": user_fn},
             )
-        return _Bprop([py, user], note), list(rewritten.notes)
-    return _Bprop([py, user, graph], note), list(rewritten.notes)
+        return _Bprop([py, user], note, flat=flat), list(rewritten.notes)
+    return _Bprop([py, user, graph], note, core_graph=core_graph), list(rewritten.notes)
+
+
+def _core_graph_bprop(fmt: dict[str, Any], weights: int, attr_keys: tuple[str, ...]) -> Unit:
+    """``_templates.CORE_GRAPH_BPROP`` for the core's inputs (construct's, then its weights,
+    which it hands to the normaliser as the core's bprop in ``CORE`` does)."""
+    names = [f"_kwcell_w{i}" for i in range(weights)]
+    held = f"({''.join(f'{w}, ' for w in names)}), self._kwcell_weight_keys, {attr_keys!r}"
+    return Unit(
+        "coregraph",
+        CORE_GRAPH_BPROP.format(
+            **{**fmt, "weights": held if weights else _weights_text(0, attr_keys)},
+            weight_params="".join(f", {w}" for w in names),
+        ),
+        {"__name__": __name__, "__builtins__": __builtins__},
+        closure={"_kwcell_normalize": _runtime.normalize},
+    )
+
+
+def _flat_bprop(
+    spec: CellSpec,
+    rewritten: RewrittenBprop,
+    weights: int,
+    globals_: dict[str, Any],
+    cells: dict[str, types.CellType],
+) -> tuple[Unit, tuple[tuple[str, ...], ...]] | None:
+    """The rewritten bprop as the core's own graph bprop, when its returns need nothing done
+    at run time: ``self`` reads as the owner (``_source.owner_method``), so the graph compiler
+    parses one function for the core's bprop instead of the core's and the owner's."""
+    if not rewritten.static or weights or spec.function or spec.bprop is None:
+        return None
+    self_name = spec.bprop.signature.self_name
+    if self_name is None:
+        return None
+    found = owner_method(rewritten.source, self_name)
+    if found is None or found[1] is None:
+        # A bprop that passes ``self`` on may read a Parameter through it, which MindSpore
+        # refuses in a cell's own bprop graph (see _core.CoreBprop): it keeps two graphs.
+        return None
+    return Unit("flatbprop", found[0], globals_, cells=cells), found[1]
+
+
+def _flat_construct(spec: CellSpec, construct: Callable[..., Any], weight_names: list[str]) -> Unit | None:
+    """The user's construct as the core's own graph construct (``_source.core_construct``),
+    for a class's own function; ``None`` where it cannot be (then the core calls the user's
+    function on the owner, as in PYNATIVE)."""
+    if spec.function or spec.construct.var_positional or spec.construct.var_keyword:
+        return None
+    source = core_construct(construct, spec.names, tuple(weight_names))
+    if source is None:
+        return None
+    code = construct.__code__
+    cells = dict(zip(code.co_freevars, construct.__closure__ or (), strict=True))
+    return Unit("flatconstruct", source, construct.__globals__, cells=cells)
 
 
 _WEIGHT_INPUTS = ", _kwcell_weights, _kwcell_weight_keys"
@@ -366,6 +437,16 @@ def generate(
         defaults={"construct": defaults_of(spec.construct)},
     )
     units = [core_unit, dispatcher_unit, *bprop_parts.units]
+    # The core's graphs: the user's functions themselves, as methods of the core reading the
+    # owner for self, where their source allows (PYNATIVE still calls the user's functions;
+    # MindSpore's graph parser unwraps ``__wrapped__``).
+    flat_construct = _flat_construct(spec, construct, weight_names) if construct_self else None
+    if flat_construct is not None:
+        units.append(flat_construct)
+    if bprop_parts.flat is not None:
+        units.append(bprop_parts.flat[0])
+    elif bprop_parts.core_graph is not None:
+        units.append(bprop_parts.core_graph)
     units.append(
         binder_unit(spec.construct, qualname=f"{qualname}.construct", with_self=True, rendered=rendered)
     )
@@ -392,12 +473,22 @@ def generate(
     # MindSpore's graph parser unwraps what it parses: GRAPH_MODE and @ms.jit compile the
     # positional graph version, PYNATIVE calls the user's own bprop through ``py``.
     py_bprop.__wrapped__ = graph_bprop  # type: ignore[attr-defined]
+    if flat_construct is not None:
+        fns["core"]["construct"].__wrapped__ = fns["flatconstruct"]["construct"]  # type: ignore[attr-defined]
+    core_bprop: Any = fns["core"]["bprop"]
+    if bprop_parts.flat is not None:
+        (flat_bprop,) = fns["flatbprop"].values()
+        flat_bprop.__qualname__ = f"{qualname}.bprop"
+        core_bprop = CoreBprop(core_bprop, flat_bprop, bprop_parts.flat[1])
+    elif bprop_parts.core_graph is not None:
+        core_bprop.__wrapped__ = fns["coregraph"]["bprop"]
+        core_bprop.__wrapped__.__qualname__ = f"{qualname}.bprop"
     core_cls = type(
         "_KwCellCore",
         (KwCellCore,),
         {
             "construct": fns["core"]["construct"],
-            "bprop": fns["core"]["bprop"],
+            "bprop": core_bprop,
             "__module__": __name__,
             "__qualname__": "_KwCellCore",
             "_kwcell_label": label,

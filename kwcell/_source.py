@@ -655,3 +655,141 @@ def _prologue(spec: CellSpec, reading: str) -> list[str]:
         unnamed = ", ".join(f"{n!r}: {_alias(n)}" for n in spec.names if bsig.get(n) is None)
         prologue.append(f"{bsig.var_keyword} = {{{unnamed}}}")
     return prologue
+
+
+# ---------------------------------------------------------------- the core's own graphs
+
+#: What ``self`` of the user's function reads as in a copy that runs as a method of the core.
+OWNER = "self._kwcell_owner"
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _changes_meaning(node: ast.AST, self_name: str) -> bool:
+    """Whether ``node`` stops a copy with ``self_name`` read as the owner from meaning the
+    same (see :func:`_owner_reads`)."""
+    names = (self_name, "self")
+    if isinstance(node, ast.ClassDef):
+        return True
+    if isinstance(node, _SCOPES):
+        args = node.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        return any(a is not None and a.arg in names for a in every)
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return self_name in node.names
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        return node.name in names
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(n, ast.Name) and n.id == self_name for n in ast.walk(node))
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id == "super"
+    if isinstance(node, ast.Name):
+        if node.id == "self" and self_name != "self":
+            return True
+        return node.id == self_name and not isinstance(node.ctx, ast.Load)
+    return False
+
+
+def _owner_reads(fdef: ast.FunctionDef, self_name: str) -> list[ast.Name] | None:
+    """The reads of ``self_name`` in ``fdef``'s body (nested functions included), or ``None``
+    when a copy of ``fdef`` with those reads pointing at the owner would not mean the same:
+    ``self_name`` rebound, shadowed by a nested scope, read inside an f-string (whose inner
+    positions are not reliable) or in a class body, ``super()`` (which needs the class cell),
+    or a name ``self`` used in a function whose own first parameter has another name."""
+    found: list[ast.Name] = []
+    for stmt in fdef.body:
+        for node in ast.walk(stmt):
+            if _changes_meaning(node, self_name):
+                return None
+            if isinstance(node, ast.Name) and node.id == self_name:
+                found.append(node)
+    return found
+
+
+def owner_method(source: str, self_name: str) -> tuple[str, tuple[tuple[str, ...], ...] | None] | None:
+    """``source`` (one ``def``, its first parameter ``self_name``) as a method of the core:
+    its first parameter named ``self`` (MindSpore's graph parser binds it to the cell it
+    compiles) and every read of ``self_name`` in its body reading :data:`OWNER` instead, so
+    that ``self.<name>`` resolves exactly as on the owner. ``None`` when that would not be
+    the same function (see :func:`_owner_reads`).
+
+    Also gives the attribute paths the body reads from ``self`` (``("a", "b")`` for
+    ``self.a.b``, every prefix included), which the core checks when MindSpore compiles it,
+    or ``None`` for them when ``self`` is also read other than as ``self.<name>`` (passed on,
+    or to ``getattr``), which hides what it reads.
+    """
+    with AST_LOCK:
+        tree = ast.parse(source)
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef) or fdef.decorator_list or not fdef.args.args:
+        return None
+    first = fdef.args.args[0]
+    if first.arg != self_name:
+        return None
+    reads = _owner_reads(fdef, self_name)
+    if reads is None:
+        return None
+    text = _Text(source)
+    replacements = [(*text.span(node), OWNER) for node in reads]
+    if self_name != "self":
+        start = text.offset(first.lineno, first.col_offset)
+        replacements.append((start, start + len(self_name.encode("utf-8")), "self"))
+    data = bytearray(text.data)
+    for a, b, new in sorted(replacements, reverse=True):
+        data[a:b] = new.encode("utf-8")
+    paths: list[tuple[str, ...]] = []
+    for stmt in fdef.body:
+        for node in ast.walk(stmt):
+            path = attribute_path(node, self_name) if isinstance(node, ast.Attribute) else None
+            parts = tuple(path.split(".")[1:]) if path is not None else ()
+            if parts and parts not in paths:
+                paths.append(parts)
+    bases = {
+        id(node.value) for stmt in fdef.body for node in ast.walk(stmt) if isinstance(node, ast.Attribute)
+    }
+    bare = any(id(node) not in bases for node in reads)
+    return data.decode("utf-8"), None if bare else tuple(paths)
+
+
+def core_construct(fn: Callable[..., Any], names: tuple[str, ...], extra: tuple[str, ...]) -> str | None:
+    """The user's ``construct`` as the core's: ``def construct(self, <names>, <extra>)`` (its
+    inputs positionally, in its order, as the dispatcher passes them, then the weights a
+    weighted core takes) with its own body, reading the owner for ``self``
+    (:func:`owner_method`). ``None`` without source, for a decorated function, ``*args`` or
+    ``**kwargs``, or where the copy would not mean the same."""
+    if inspect.unwrap(fn) is not fn:
+        return None
+    code = getattr(fn, "__code__", None)
+    if code is None or "__class__" in code.co_freevars:
+        return None
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        return None
+    found = _function_tree(fn)
+    if found is None:
+        return None
+    source, tree, filename, first_line = found
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef) or fdef.decorator_list:
+        return None
+    args = fdef.args
+    positional = [*args.posonlyargs, *args.args]
+    if args.vararg is not None or args.kwarg is not None or not positional:
+        return None
+    self_name = positional[0].arg
+    if tuple(a.arg for a in [*positional[1:], *args.kwonlyargs]) != names:
+        return None
+    text = _Text(source)
+    assert fdef.end_lineno is not None
+    body_start, body_end = text.span(fdef.body[0])[0], text.starts[fdef.end_lineno]
+    body = bytearray(text.data[body_start:body_end].rstrip())
+    marks = _line_marks(source, text, (body_start, body_start + len(body)), [], filename, first_line)
+    for a, b, new in sorted(marks, reverse=True):
+        body[a - body_start : b - body_start] = new.encode("utf-8")
+    if fdef.body[0].lineno > fdef.lineno:
+        line = text.data[text.starts[fdef.body[0].lineno - 1] :].decode("utf-8")
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+    else:
+        indent = "    "
+    header = f"def construct({', '.join([self_name, *names, *extra])}):\n"
+    found_method = owner_method(header + indent + body.decode("utf-8") + "\n", self_name)
+    return None if found_method is None else found_method[0]

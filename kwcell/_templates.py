@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "BINDER",
     "CORE",
+    "CORE_GRAPH_BPROP",
     "DISPATCHER",
     "GRAPH_BPROP",
     "HEADER",
@@ -89,6 +90,23 @@ def bprop({self_args}, out, dout):
     MindSpore's graph compiler (GRAPH_MODE, @ms.jit) parses ``__wrapped__`` instead.
     """
     return _kwcell_user({user_call})
+'''
+
+# What the graph compiler parses as the core's bprop when the graph version below would be
+# all it calls: the same normalisation in the core's own graph, around the rewritten bprop
+# (or the user's own MindSpore-form one) called on the owner. One function graph less per
+# instance than the core's bprop calling the owner's graph bprop.
+CORE_GRAPH_BPROP = '''\
+def bprop({self_args}{weight_params}, out, dout):
+    """kwcell core of {qualname} (graph): calls the rewritten bprop, then normalizes what it returns."""
+    return _kwcell_normalize(
+        self._kwcell_owner._kwcell_rbprop_{token}({args_tuple}out, dout),
+        ({args_tuple}),
+        {names!r},
+        {where!r},
+        {extras_ok!r},
+        {weights},
+    )
 '''
 
 # The graph version of a rewritten bprop whose returns are normalised at run time.

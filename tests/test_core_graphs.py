@@ -1,0 +1,388 @@
+"""The core's graphs are the user's own functions where their source allows.
+
+The graph compiler (GRAPH_MODE, ``@ms.jit``, outer graphs) parses the hidden core's
+``construct`` and ``bprop``; kwcell gives it copies of the user's ``construct`` and of the
+rewritten ``bprop`` whose ``self`` reads as the owner (``_source.owner_method``), so each
+instance costs one function graph less in each direction. PYNATIVE still calls the user's
+functions. Every shape here is checked against analytic gradients in PYNATIVE, GRAPH_MODE
+(an outer network's graph) and PyNative ``@ms.jit``, and against the path it takes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import mindspore as ms
+import numpy as np
+import pytest
+from mindspore import Parameter, Tensor, nn, ops
+
+import kwcell
+from kwcell import KwCell
+from kwcell._core import CoreBprop
+from kwcell._corecell import core_of
+from kwcell._source import core_construct
+
+X = np.array([[0.1, -0.4, 0.7], [1.2, -0.3, 0.05]], np.float32)
+RUNS = ("pynative", "graph", "jit")
+
+
+@pytest.fixture(params=RUNS)
+def run(request: pytest.FixtureRequest) -> Iterator[str]:
+    name: str = request.param
+    ms.set_context(mode=ms.GRAPH_MODE if name == "graph" else ms.PYNATIVE_MODE)
+    yield name
+
+
+class Outer(nn.Cell):
+    """A network holding the cell, called with keywords: its graph is the outer graph."""
+
+    def __init__(self, cell: nn.Cell) -> None:
+        super().__init__()
+        self.cell = cell
+
+    def construct(self, x: Tensor) -> Any:
+        return self.cell(x).sum()
+
+
+class Alpha(Outer):
+    def construct(self, x: Tensor) -> Any:
+        return self.cell(x, alpha=2.0).sum()
+
+
+class K4(Outer):
+    def construct(self, x: Tensor) -> Any:
+        return self.cell(x, k=4.0).sum()
+
+
+class K2(Outer):
+    def construct(self, x: Tensor) -> Any:
+        return self.cell(x, k=2.0).sum()
+
+
+class GainShift(Outer):
+    def construct(self, x: Tensor) -> Any:
+        return self.cell(x, gain=1.5, shift=0.25).sum()
+
+
+class W2(Outer):
+    def construct(self, x: Tensor) -> Any:
+        return self.cell(x, w=2.0).sum()
+
+
+class A3(Outer):
+    def construct(self, x: Tensor) -> Any:
+        return self.cell(x, a=3.0).sum()
+
+
+class A2(Outer):
+    def construct(self, x: Tensor) -> Any:
+        return self.cell(x, a=2.0).sum()
+
+
+def _grad(run: str, net: nn.Cell, x: Any) -> Any:
+    g: Callable[..., Any] = ms.grad(net)
+    if run == "jit":
+
+        @ms.jit
+        def step(a: Tensor) -> Any:
+            return g(a)
+
+        out = step(Tensor(x))
+    else:
+        out = g(Tensor(x))
+    return out.asnumpy()
+
+
+def _paths(cell: nn.Cell) -> tuple[bool, bool]:
+    """Whether the graph compiler gets the user's construct and bprop as the core's own."""
+    core = core_of(cell)
+    assert core is not None
+    cls = type(core)
+    flat_construct = inspect.unwrap(cls.construct) is not cls.construct
+    bprop = cls.__dict__["bprop"]
+    flat_bprop = isinstance(bprop, CoreBprop) and bprop._flat_ok(core)
+    return flat_construct, flat_bprop
+
+
+# --- construct and bprop read plain attributes of self: both flattened -----------------------
+
+
+class Scaled(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale = 3.0
+
+    def construct(self, x: Tensor, alpha: float = 1.0) -> Any:
+        return ops.tanh(alpha * x) * self.scale
+
+    def bprop(self, x: Tensor, alpha: float = 1.0, *, out: Tensor, dout: Tensor) -> Any:
+        t = ops.tanh(alpha * x)
+        return {"x": dout * (1 - t * t) * alpha * self.scale}
+
+
+def test_attributes_of_self_read_as_the_owner(run: str) -> None:
+    cell = Scaled()
+    cell.scale = 5.0  # an instance value, read through the owner at compile time
+    got = _grad(run, Alpha(cell), X)
+    t = np.tanh(2.0 * X)
+    np.testing.assert_allclose(got, (1 - t * t) * 2.0 * 5.0, rtol=1e-5)
+    assert _paths(cell) == (True, True)
+
+
+# --- the owner's nn.Cell state, not the core's -----------------------------------------------
+
+
+class Trained(KwCell):
+    def construct(self, x: Tensor, k: float = 2.0) -> Any:
+        if self.training:
+            return x * k * 3.0
+        return x * k
+
+    def bprop(self, x: Tensor, k: float, out: Tensor, dout: Tensor) -> Any:
+        if self.training:
+            return dout * k * 3.0, 0.0
+        return dout * k, 0.0
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_training_is_the_owners(run: str, training: bool) -> None:
+    cell = Trained()
+    cell.set_train(training)
+    core = core_of(cell)
+    assert core is None or core.training is False or training  # the core is not a child
+    got = _grad(run, K4(cell), X)
+    np.testing.assert_allclose(got, np.full_like(X, 12.0 if training else 4.0), rtol=1e-6)
+    assert _paths(cell) == (True, True)
+    assert core_of(cell).training is False  # type: ignore[union-attr]
+
+
+# --- sub-cells, helper methods, keyword-only inputs ------------------------------------------
+
+
+class WithParts(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = nn.Dense(3, 3, has_bias=False, weight_init="ones")
+
+    def helper(self, x: Tensor) -> Any:
+        return x * 2.0
+
+    def construct(self, x: Tensor, *, shift: float = 0.0, gain: float = 1.0) -> Any:
+        return self.helper(self.inner(x)) * gain + shift
+
+    def bprop(self, x: Tensor, shift: float, gain: float, out: Tensor, dout: Tensor) -> Any:
+        # d/dx of 2 * gain * (x @ ones): every row of dout summed, times 2 * gain
+        return (self.helper(ops.matmul(dout, ops.ones((3, 3), ms.float32))) * gain, 0.0, 0.0)
+
+
+def test_sub_cells_helpers_and_keyword_only_inputs(run: str) -> None:
+    cell = WithParts()
+    got = _grad(run, GainShift(cell), X)
+    np.testing.assert_allclose(got, np.full_like(X, 3 * 2.0 * 1.5), rtol=1e-6)
+    assert _paths(cell)[0] is True
+
+
+# --- a bprop that reads a Parameter: the core keeps calling the owner's -----------------------
+
+
+class ReadsParameter(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.s = Parameter(Tensor(np.float32(3.0)), name="s", requires_grad=False)
+
+    def construct(self, x: Tensor, w: float = 1.0) -> Any:
+        return self.s * w * ops.sin(x)
+
+    def bprop(self, x: Tensor, w: float, out: Tensor, dout: Tensor) -> Any:
+        return self.s * w * ops.cos(x) * dout, 0.0
+
+
+def test_a_bprop_reading_a_parameter_keeps_its_own_graph(run: str) -> None:
+    # MindSpore refuses Parameters in a cell's own bprop graph: the core's bprop stays a call
+    # of the owner's (where they are allowed), decided per instance when MindSpore compiles.
+    cell = ReadsParameter()
+    got = _grad(run, W2(cell), X)
+    np.testing.assert_allclose(got, 3.0 * 2.0 * np.cos(X), rtol=1e-5)
+    assert _paths(cell) == (True, False)
+
+
+class MaybeParameter(KwCell):
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.s = value
+
+    def construct(self, x: Tensor) -> Any:
+        return self.s * ops.sin(x)
+
+    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (self.s * ops.cos(x) * dout,)
+
+
+@pytest.mark.parametrize("kind", ["float", "parameter"])
+def test_the_same_class_flattens_per_instance(run: str, kind: str) -> None:
+    value: Any = 2.5 if kind == "float" else Parameter(Tensor(np.float32(2.5)), name="s", requires_grad=False)
+    cell = MaybeParameter(value)
+    got = _grad(run, Outer(cell), X)
+    np.testing.assert_allclose(got, 2.5 * np.cos(X), rtol=1e-5)
+    assert _paths(cell) == (True, kind == "float")
+
+
+class PassesSelf(KwCell):
+    k = 2.0
+
+    def construct(self, x: Tensor) -> Any:
+        return x * getattr(self, "k")  # noqa: B009 - what the test is about
+
+    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        return (dout * getattr(self, "k"),)  # noqa: B009
+
+
+def test_a_bprop_passing_self_on_is_not_copied(run: str) -> None:
+    cell = PassesSelf()
+    got = _grad(run, Outer(cell), X)
+    np.testing.assert_allclose(got, np.full_like(X, 2.0), rtol=1e-6)
+    assert _paths(cell) == (True, False)
+
+
+# --- what is not copied: the core calls the user's function on the owner, as before ---------
+
+
+class Base(KwCell):
+    def construct(self, x: Tensor, a: float = 1.0) -> Any:
+        return x * a
+
+    def bprop(self, x: Tensor, a: float, out: Tensor, dout: Tensor) -> Any:
+        return dout * a, 0.0
+
+
+class UsesSuper(Base):
+    def construct(self, x: Tensor, a: float = 1.0) -> Any:
+        return super().construct(x, a) * 2.0
+
+    def bprop(self, x: Tensor, a: float, out: Tensor, dout: Tensor) -> Any:
+        gx, ga = super().bprop(x, a, out, dout)
+        return gx * 2.0, ga
+
+
+def test_super_keeps_the_owners_construct(run: str) -> None:
+    cell = UsesSuper()
+    np.testing.assert_allclose(_grad(run, A3(cell), X), np.full_like(X, 6.0), rtol=1e-6)
+    assert _paths(cell) == (False, True)
+
+
+def _shadows(self: Any, x: Tensor) -> Any:
+    f: Callable[[Any], Any] = lambda self: self * 2.0  # noqa: E731 - a nested scope that binds self
+    return f(x)
+
+
+def _rebinds(self: Any, x: Tensor) -> Any:
+    self = self.inner
+    return self(x)
+
+
+def _formats(self: Any, x: Tensor) -> Any:
+    return f"{self.name}"
+
+
+def _passes_on(self: Any, x: Tensor) -> Any:
+    return helper(self, x)
+
+
+def helper(cell: Any, x: Tensor) -> Any:
+    return x
+
+
+@pytest.mark.parametrize("fn", [_shadows, _rebinds, _formats])
+def test_no_copy_where_self_would_not_read_as_the_owner(fn: Callable[..., Any]) -> None:
+    assert core_construct(fn, ("x",), ()) is None
+
+
+def test_a_copy_reads_self_as_the_owner_everywhere() -> None:
+    source = core_construct(_passes_on, ("x",), ("_kwcell_w0",))
+    assert source is not None
+    assert source.startswith("def construct(self, x, _kwcell_w0):\n")
+    assert "helper(self._kwcell_owner, x)" in source
+
+
+# --- PYNATIVE runs the user's own functions --------------------------------------------------
+
+SEEN: list[str] = []
+
+
+class Traced(KwCell):
+    def construct(self, x: Tensor, a: float = 1.0) -> Any:
+        SEEN.append("construct")
+        return x * a
+
+    def bprop(self, x: Tensor, a: float, out: Tensor, dout: Tensor) -> Any:
+        SEEN.append("bprop")
+        return dout * a, 0.0
+
+
+def test_pynative_calls_the_users_functions() -> None:
+    SEEN.clear()
+    got = _grad("pynative", A2(Traced()), X)
+    np.testing.assert_allclose(got, np.full_like(X, 2.0), rtol=1e-6)
+    assert SEEN == ["construct", "bprop"]
+
+
+# --- a bprop normalised at run time: the normalisation is the core's own graph ---------------
+
+
+class ComputedReturn(KwCell):
+    def construct(self, x: Tensor, a: float = 1.0, b: Tensor | None = None) -> Any:
+        return x * a if b is None else x * a + b
+
+    def bprop(self, x: Tensor, a: float, b: Any, out: Tensor, dout: Tensor) -> Any:
+        grads = {"x": dout * a}
+        return grads  # not a literal: normalised when the gradient runs
+
+
+def _core_graph(cell: nn.Cell) -> str:
+    core = core_of(cell)
+    assert core is not None
+    bprop: Any = type(core).__dict__["bprop"]
+    return inspect.getsource(inspect.unwrap(bprop))
+
+
+def test_a_computed_return_is_normalised_in_the_cores_graph(run: str) -> None:
+    cell = ComputedReturn()
+    got = _grad(run, A3(cell), X)
+    np.testing.assert_allclose(got, np.full_like(X, 3.0), rtol=1e-6)
+    assert "_kwcell_normalize(" in _core_graph(cell)
+    assert "self._kwcell_owner._kwcell_rbprop_" in _core_graph(cell)
+
+
+class Weighted(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(np.float32(1.5)), name="w")
+        self.internal_params = [self.w]
+
+    def construct(self, x: Tensor, k: float = 1.0) -> Any:
+        return self.w * x * k
+
+    def bprop(self, x: Tensor, k: float = 1.0, *, out: Tensor, dout: Tensor) -> Any:
+        return {"x": self.w * dout * k, self.w: (x * dout * k).sum()}
+
+
+def test_weight_gradients_through_the_cores_graph(run: str) -> None:
+    cell = Weighted()
+    net = K2(cell)
+    g: Callable[..., Any] = kwcell.grad(net, 0, net.trainable_params())
+    x = Tensor(X)
+    if run == "jit":
+
+        @ms.jit
+        def step(a: Tensor) -> Any:
+            return g(a)
+
+        gx, (gw,) = step(x)
+    else:
+        gx, (gw,) = g(x)
+    np.testing.assert_allclose(gx.asnumpy(), np.full_like(X, 1.5 * 2.0), rtol=1e-6)
+    np.testing.assert_allclose(gw.asnumpy(), X.sum() * 2.0, rtol=1e-5)
+    assert "_kwcell_w0" in _core_graph(cell)
