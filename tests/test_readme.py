@@ -10,6 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.conftest import kept_dir, link
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 STUBS = ROOT / "stubs" / "mindspore-stubs"
@@ -73,12 +77,12 @@ def test_every_python_block_runs_as_pasted(tmp_path: Path) -> None:
         assert run.returncode == 0, f"README block failed:\n{block}\n{stderr[-2000:]}"
 
 
-def test_python_blocks_type_check_with_the_plugin(tmp_path: Path) -> None:
+def test_python_blocks_type_check_with_the_plugin(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """mypy with the kwcell plugin on every block of the README and of the static-checking
     guide: the only errors are the ones the page shows, in a ``# error: ...`` comment on the
-    line mypy flags."""
-    (tmp_path / "stubs").mkdir()
-    (tmp_path / "stubs" / "mindspore").symlink_to(STUBS, target_is_directory=True)
+    line mypy flags. The stub link and mypy's cache are kept between runs (``kept_dir``)."""
+    kept = kept_dir(request, "kwcell-mypy-readme", tmp_path)
+    link(kept / "stubs" / "mindspore", STUBS)
     (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = kwcell.mypy\n", encoding="utf-8")
     expected: set[str] = set()
     files = []
@@ -93,11 +97,11 @@ def test_python_blocks_type_check_with_the_plugin(tmp_path: Path) -> None:
     result = subprocess.run(
         [
             *(sys.executable, "-m", "mypy", "--config-file", str(tmp_path / "mypy.ini")),
-            *("--cache-dir", str(tmp_path / "cache"), "--hide-error-context", "--no-pretty", *files),
+            *("--cache-dir", str(kept / "cache"), "--hide-error-context", "--no-pretty", *files),
         ],
         capture_output=True,
         text=True,
-        env={**os.environ, "MYPYPATH": str(tmp_path / "stubs"), "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "MYPYPATH": str(kept / "stubs"), "PYTHONPATH": str(ROOT)},
         cwd=tmp_path,
         timeout=300,
         check=False,

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import kept_dir, link
+
 REPO = Path(__file__).resolve().parent.parent
 STUBS = REPO / "stubs" / "mindspore-stubs"
 
@@ -38,16 +40,18 @@ def test_ruff_format() -> None:
     assert result.returncode == 0, _explain(result)
 
 
-def test_mypy_strict(tmp_path: Path) -> None:
+def test_mypy_strict(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """``mypy --strict`` (the ``[tool.mypy]`` config) on kwcell, tests and examples.
 
     mypy recognises ``mindspore-stubs`` only inside site-packages; for the checkout, the
-    stubs are exposed as ``mindspore`` through a symlink on ``MYPYPATH``.
+    stubs are exposed as ``mindspore`` through a symlink on ``MYPYPATH``. The symlink and
+    mypy's cache are kept between runs (tests/conftest.py's ``kept_dir``).
     """
-    (tmp_path / "mindspore").symlink_to(STUBS, target_is_directory=True)
-    env = {**os.environ, "MYPYPATH": str(tmp_path)}
+    kept = kept_dir(request, "kwcell-mypy-strict", tmp_path)
+    link(kept / "path" / "mindspore", STUBS)
+    env = {**os.environ, "MYPYPATH": str(kept / "path")}
     targets = [name for name in ("kwcell", "tests", "examples") if (REPO / name).is_dir()]
     if not targets:
         pytest.fail("nothing to check")
-    result = _run(["mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), *targets], env=env)
+    result = _run(["mypy", "--strict", "--cache-dir", str(kept / "cache"), *targets], env=env)
     assert result.returncode == 0, _explain(result)
