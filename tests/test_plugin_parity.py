@@ -24,6 +24,7 @@ from mypy import api
 
 from kwcell import KwCellDefinitionError, KwCellWarning
 from kwcell._check import check
+from tests.conftest import kept_dir
 from tests.test_typing import write_mypy_config
 
 HEADER = """\
@@ -607,7 +608,7 @@ def runtime_outcome(directory: Path, name: str) -> Outcome:
 def plugin_outcomes(modules: Path, request: pytest.FixtureRequest) -> dict[str, Outcome]:
     """What the plugin reports for each module: errors, and its notes (the runtime's warnings)."""
     config = write_mypy_config(modules)
-    cache = request.config.cache.mkdir("kwcell-mypy-parity") if request.config.cache else modules / "cache"
+    cache = kept_dir(request, "kwcell-mypy-parity", modules / "cache")
     files = sorted(str(p) for p in modules.glob("parity_*.py"))
     stdout, stderr, status = api.run(
         [

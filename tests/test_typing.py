@@ -30,6 +30,8 @@ from pathlib import Path
 import pytest
 from mypy import api
 
+from tests.conftest import kept_dir
+
 REPO = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "typing_cases"
 STUBS = REPO / "stubs" / "mindspore-stubs"
@@ -148,7 +150,7 @@ def run_pyright(directory: Path, files: list[Path]) -> Reports:
 def reports(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> dict[str, Reports]:
     """Each checker's ``(case file name, line) -> reports`` from one run over every case file."""
     directory = tmp_path_factory.mktemp("typing")
-    cache = request.config.cache.mkdir("kwcell-mypy") if request.config.cache else directory / "cache"
+    cache = kept_dir(request, "kwcell-mypy", directory / "cache")
     files = sorted(CASES.glob("*.py"))
     return {"mypy": run_mypy(directory, cache, files), "pyright": run_pyright(directory, files)}
 
