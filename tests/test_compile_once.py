@@ -336,6 +336,24 @@ def test_a_cell_called_with_and_without_a_default_in_one_graph_is_mindspores_lim
 
 
 @pytest.mark.usefixtures("graph")
+@pytest.mark.xfail(
+    strict=True,
+    reason="MindSpore's cell reuse: instances without Parameters that share a graph, called with "
+    "a defaulted argument given (by keyword, then by position) and then omitted, compile and give "
+    "another gradient than per-instance compiles (found on this branch; with or without the "
+    "passage, and before it): not yet caught",
+)
+def test_instances_without_parameters_called_with_and_without_a_default_are_not_silently_wrong() -> None:
+    cells = [C.Plain(2.0), C.Plain(2.0), C.Plain(2.0)]
+    ours, theirs = _stack(cells, ["keyword", "positional", "plain"])
+    try:
+        got = _grads(ours)
+    except (RuntimeError, TypeError):
+        return  # loud, as for the cells that read Parameters (the test above)
+    _assert_same(got, _grads(theirs))
+
+
+@pytest.mark.usefixtures("graph")
 def test_a_compile_once_cell_inside_another_gets_no_key_of_its_own() -> None:
     """MindSpore crashes when one shared graph serves an instance inside another shared graph
     and one outside it; the inner one is parsed once with its parent's graph anyway."""
