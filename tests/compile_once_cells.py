@@ -182,3 +182,24 @@ class Stack(nn.Cell):
             else:  # "plain": no alpha (the cell has none, or its default)
                 x = cell(x)
         return (x * x).sum()
+
+
+class Plain(KwCell, compile_once=True):
+    """No Parameter anywhere (an activation, as in bench/scaling.py)."""
+
+    def __init__(self, s: float = 1.0) -> None:
+        super().__init__()
+        self.s = s
+
+    def construct(self, x, alpha=1.0):  # type: ignore[no-untyped-def]
+        return ops.tanh(alpha * self.s * x)
+
+    def bprop(self, x, alpha=1.0, *, out, dout):  # type: ignore[no-untyped-def]
+        return {"x": dout * alpha * self.s * (1 - out * out)}
+
+
+class PlainOff(Plain, compile_once=False):
+    pass
+
+
+OFF[Plain] = PlainOff

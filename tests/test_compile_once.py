@@ -340,8 +340,8 @@ def test_a_cell_called_with_and_without_a_default_in_one_graph_is_mindspores_lim
     strict=True,
     reason="MindSpore's cell reuse: instances without Parameters that share a graph, called with "
     "a defaulted argument given (by keyword, then by position) and then omitted, compile and give "
-    "another gradient than per-instance compiles (found on this branch; with or without the "
-    "passage, and before it): not yet caught",
+    "another gradient than per-instance compiles, silently (two of the three call forms give the "
+    "right one): kwcell does not catch it yet",
 )
 def test_instances_without_parameters_called_with_and_without_a_default_are_not_silently_wrong() -> None:
     cells = [C.Plain(2.0), C.Plain(2.0), C.Plain(2.0)]
