@@ -186,3 +186,57 @@ def test_bprop_debug_grad_after_jit_forward_on_the_instance() -> None:
     expected = _grad_after_jit_forward(plain_cls(), x)
     assert expected == [[5.0, 5.0], [5.0, 5.0]]
     assert _outcome(lambda: _grad_after_jit_forward(kw_cls(), x)) == expected
+
+
+def _nested(base: type) -> type:
+    """A cell with a bprop whose construct calls a cell with a bprop reading a Parameter."""
+
+    class Inner(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.p = Parameter(Tensor(np.array([2.0, 3.0], np.float32)), name="p")
+
+        def construct(self, x: Tensor) -> Tensor:
+            return x * self.p
+
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return (7.0 * dout,)
+
+    class Outer(base):  # type: ignore[valid-type,misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = Inner()
+
+        def construct(self, x: Tensor) -> Tensor:
+            return self.inner(x)
+
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            return (100.0 * dout,)
+
+    return Outer
+
+
+class _Top(nn.Cell):
+    def __init__(self, inner: nn.Cell) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def construct(self, x: Tensor) -> Tensor:
+        return self.inner(x)
+
+
+NESTED_LIMIT = r"requires the forward inputs as well as the 'out' and 'dout'"
+
+
+def test_nested_bprop_cells_reading_a_parameter_are_mindspores_limit_in_graphs() -> None:
+    """MindSpore cannot compile a bprop cell nested in another bprop cell that is not the top
+    cell when the inner forward reads a Parameter; a KwCell's bprop always sits one cell deeper
+    (the hidden core), so it hits that limit as the top cell too. PYNATIVE is right."""
+    x = Tensor(np.array([0.3, 1.1], np.float32))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_allclose(GRAD_ALL(_nested(nn.Cell)())(x)[0].asnumpy(), [100.0, 100.0])
+    for net in (_Top(_nested(nn.Cell)()), _nested(KwCell)(), _Top(_nested(KwCell)())):
+        with pytest.raises((RuntimeError, TypeError), match=NESTED_LIMIT):
+            GRAD_ALL(net)(x)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(GRAD_ALL(_nested(KwCell)())(x)[0].asnumpy(), [100.0, 100.0])
