@@ -8,6 +8,7 @@ into one file (``_codegen``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import itertools
 import os
@@ -113,9 +114,10 @@ class _Bprop:
     #: What the graph version calls as ``self._kwcell_rbprop_<token>`` when it is not one of
     #: the units (the user's own ``bprop(self, *args)``, which needs no rewriting).
     rbprop: Callable[..., Any] | staticmethod[..., Any] | None = None
-    #: The graph bprop as a method of the core (``_source.owner_method``): what the graph
-    #: compiler parses as the core's bprop, one function graph instead of two or three.
-    flat: tuple[Unit, tuple[tuple[str, ...], ...]] | None = None
+    #: Makes the graph bprop as a method of the core (``_source.owner_method``): what the
+    #: graph compiler parses as the core's bprop, one function graph instead of two or three.
+    #: Called when a graph first compiles the class (PYNATIVE never needs it).
+    flat: Callable[[], tuple[Unit, tuple[tuple[str, ...], ...]] | None] | None = None
     #: The graph bprop as the core's (``_templates.CORE_GRAPH_BPROP``), when it normalises what
     #: ``rbprop`` returns.
     core_graph: Unit | None = None
@@ -237,7 +239,7 @@ def _bprop_units(
     cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
     cells[ZERO] = types.CellType(_runtime.graph_zero)  # the rewritten bprop runs in graphs only
     user = Unit("rewritten", rewritten.source, bprop.__globals__, cells=cells)
-    flat = _flat_bprop(spec, rewritten, weights, bprop.__globals__, cells)
+    flat = functools.partial(_flat_bprop, spec, rewritten, weights, bprop.__globals__, cells)
     note = f"bprop: the user's own in PYNATIVE; rewritten from {rewritten.origin} for the graph compiler"
     if rewritten.static and not weights:
         if not rewritten.changed and not rewritten.nested and not rewritten.has_super:
@@ -437,15 +439,7 @@ def generate(
         defaults={"construct": defaults_of(spec.construct)},
     )
     units = [core_unit, dispatcher_unit, *bprop_parts.units]
-    # The core's graphs: the user's functions themselves, as methods of the core reading the
-    # owner for self, where their source allows (PYNATIVE still calls the user's functions;
-    # MindSpore's graph parser unwraps ``__wrapped__``).
-    flat_construct = _flat_construct(spec, construct, weight_names) if construct_self else None
-    if flat_construct is not None:
-        units.append(flat_construct)
-    if bprop_parts.flat is not None:
-        units.append(bprop_parts.flat[0])
-    elif bprop_parts.core_graph is not None:
+    if bprop_parts.core_graph is not None:
         units.append(bprop_parts.core_graph)
     units.append(
         binder_unit(spec.construct, qualname=f"{qualname}.construct", with_self=True, rendered=rendered)
@@ -473,14 +467,8 @@ def generate(
     # MindSpore's graph parser unwraps what it parses: GRAPH_MODE and @ms.jit compile the
     # positional graph version, PYNATIVE calls the user's own bprop through ``py``.
     py_bprop.__wrapped__ = graph_bprop  # type: ignore[attr-defined]
-    if flat_construct is not None:
-        fns["core"]["construct"].__wrapped__ = fns["flatconstruct"]["construct"]  # type: ignore[attr-defined]
     core_bprop: Any = fns["core"]["bprop"]
-    if bprop_parts.flat is not None:
-        (flat_bprop,) = fns["flatbprop"].values()
-        flat_bprop.__qualname__ = f"{qualname}.bprop"
-        core_bprop = CoreBprop(core_bprop, flat_bprop, bprop_parts.flat[1])
-    elif bprop_parts.core_graph is not None:
+    if bprop_parts.core_graph is not None:
         core_bprop.__wrapped__ = fns["coregraph"]["bprop"]
         core_bprop.__wrapped__.__qualname__ = f"{qualname}.bprop"
     core_cls = type(
@@ -504,6 +492,17 @@ def generate(
     bind = fns["binder"]["bind"]
     bind.__qualname__ = f"{qualname}.construct"
     path = dispatcher.__code__.co_filename
+    files = {"bprop": path}
+    make_copies = functools.partial(
+        _graph_copies,
+        weakref.ref(cls),  # plans are kept per class: a strong reference would keep it alive
+        core_cls,
+        (spec, construct, weight_names) if construct_self else None,
+        bprop_parts.flat,
+        files,
+    )
+    copies = _Once(make_copies)
+    dispatcher._kwcell_graph_copies = copies  # type: ignore[attr-defined]  # read by _lookup
     return KwCellInfo(
         spec=spec,
         user_construct=construct,
@@ -513,11 +512,74 @@ def generate(
         rbprop=rbprop,
         dispatcher=dispatcher,
         bind=bind,
-        files={"bprop": path},
+        files=files,
         token=token,
         py_bprop=py_bprop,
         reading=reading,
+        graph_copies=copies,
     )
+
+
+class _Once:
+    """Calls ``fn`` the first time it is called, once (thread-safe)."""
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        self._fn: Callable[[], None] | None = fn
+        self._lock = threading.Lock()
+
+    def __call__(self) -> None:
+        if self._fn is None:
+            return
+        with self._lock:
+            fn, self._fn = self._fn, None
+            if fn is not None:
+                fn()
+
+
+def _graph_copies(
+    cls_ref: weakref.ref[type],
+    core_cls: type,
+    forward: tuple[CellSpec, Callable[..., Any], list[str]] | None,
+    flat: Callable[[], tuple[Unit, tuple[tuple[str, ...], ...]] | None] | None,
+    files: dict[str, str],
+) -> None:
+    """Give the core class the graph compiler's copies of the user's functions as its own:
+    ``construct.__wrapped__`` and a ``CoreBprop``, where their source allows (PYNATIVE still
+    calls the user's functions; MindSpore's graph parser unwraps ``__wrapped__``). Made when a
+    graph first compiles the class, not when it is created: parsing and rewriting the source
+    costs about half a millisecond per class, which PYNATIVE never needs."""
+    units: list[Unit] = []
+    flat_construct = _flat_construct(*forward) if forward is not None else None
+    if flat_construct is not None:
+        units.append(flat_construct)
+    flat_bprop = flat() if flat is not None else None
+    if flat_bprop is not None:
+        units.append(flat_bprop[0])
+    cls = cls_ref()
+    if not units or cls is None:
+        return
+    label = _label(cls)
+    fns = compile_units(
+        kind="bprop graph copies",
+        label=label,
+        header=HEADER.format(
+            label=label,
+            kind="bprop graph copies",
+            mapping="Your construct and bprop as the core's own functions for the graph compiler, "
+            "made when a graph first compiles the class",
+        ),
+        units=units,
+        owner=cls,
+    )
+    (first,) = fns[units[0].name].values()
+    files["graph copies"] = first.__code__.co_filename  # shown by kwcell.explain
+    core = core_cls.__dict__
+    if flat_construct is not None:
+        core["construct"].__wrapped__ = fns["flatconstruct"]["construct"]
+    if flat_bprop is not None:
+        (copy,) = fns["flatbprop"].values()
+        copy.__qualname__ = f"{cls.__qualname__}.bprop"
+        type.__setattr__(core_cls, "bprop", CoreBprop(core["bprop"], copy, flat_bprop[1]))
 
 
 # bprop function -> {super key of the class holding it: its written copy (None: no source)}

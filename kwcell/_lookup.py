@@ -236,7 +236,7 @@ class ConstructSlot(_Slot):
                 if (usual or still_seen(obj) is not None) and own.get("construct") is self:
                     if seen.info is not None:
                         if _compiling(frame):
-                            _refuse_recursion(obj)
+                            _for_graph(obj, seen.info.dispatcher)
                         return _MethodType(seen.info.dispatcher, obj)
                     if seen.construct is not None:  # no bprop: the user's construct, as on nn.Cell
                         return _bind(seen.construct, obj)
@@ -245,7 +245,7 @@ class ConstructSlot(_Slot):
             dispatcher = obj._kwcell_dispatcher()
             if dispatcher is not None:
                 if _compiling(frame):
-                    _refuse_recursion(obj)
+                    _for_graph(obj, dispatcher.__func__)
                 return dispatcher
         if nearest:
             assigned = obj.__dict__.get("construct")
@@ -371,9 +371,13 @@ def _plain_method(cls: type, name: str) -> tuple[type | None, Any]:
     return None, None
 
 
-def _refuse_recursion(obj: Any) -> None:
-    """The graph compiler reading the forward it compiles (its reads of bprop swallow errors):
-    a gradient it would compile forever is reported here."""
+def _for_graph(obj: Any, dispatcher: Any) -> None:
+    """The graph compiler reading the forward it compiles: the core's graph copies of the
+    user's functions are made now, once per plan (``_generate._graph_copies``), and a gradient
+    it would compile forever is reported (its reads of bprop swallow errors)."""
+    copies = getattr(dispatcher, "_kwcell_graph_copies", None)
+    if copies is not None:
+        copies()
     problem = graph_recursion(obj)
     if problem is not None:
         raise RuntimeError(problem)

@@ -97,7 +97,8 @@ def _grad(run: str, net: nn.Cell, x: Any) -> Any:
 
 
 def _paths(cell: nn.Cell) -> tuple[bool, bool]:
-    """Whether the graph compiler gets the user's construct and bprop as the core's own."""
+    """Whether the graph compiler gets the user's construct and bprop as the core's own. The
+    copies are made when a graph first compiles the class: a PYNATIVE run makes none."""
     core = core_of(cell)
     assert core is not None
     cls = type(core)
@@ -129,7 +130,8 @@ def test_attributes_of_self_read_as_the_owner(run: str) -> None:
     got = _grad(run, Alpha(cell), X)
     t = np.tanh(2.0 * X)
     np.testing.assert_allclose(got, (1 - t * t) * 2.0 * 5.0, rtol=1e-5)
-    assert _paths(cell) == (True, True)
+    if run != "pynative":  # the copies are made by the first graph compile
+        assert _paths(cell) == (True, True)
 
 
 # --- the owner's nn.Cell state, not the core's -----------------------------------------------
@@ -155,7 +157,8 @@ def test_training_is_the_owners(run: str, training: bool) -> None:
     assert core is None or core.training is False or training  # the core is not a child
     got = _grad(run, K4(cell), X)
     np.testing.assert_allclose(got, np.full_like(X, 12.0 if training else 4.0), rtol=1e-6)
-    assert _paths(cell) == (True, True)
+    if run != "pynative":  # the copies are made by the first graph compile
+        assert _paths(cell) == (True, True)
     assert core_of(cell).training is False  # type: ignore[union-attr]
 
 
@@ -182,7 +185,8 @@ def test_sub_cells_helpers_and_keyword_only_inputs(run: str) -> None:
     cell = WithParts()
     got = _grad(run, GainShift(cell), X)
     np.testing.assert_allclose(got, np.full_like(X, 3 * 2.0 * 1.5), rtol=1e-6)
-    assert _paths(cell)[0] is True
+    if run != "pynative":
+        assert _paths(cell)[0] is True
 
 
 # --- a bprop that reads a Parameter: the core keeps calling the owner's -----------------------
@@ -206,7 +210,8 @@ def test_a_bprop_reading_a_parameter_keeps_its_own_graph(run: str) -> None:
     cell = ReadsParameter()
     got = _grad(run, W2(cell), X)
     np.testing.assert_allclose(got, 3.0 * 2.0 * np.cos(X), rtol=1e-5)
-    assert _paths(cell) == (True, False)
+    if run != "pynative":  # the copies are made by the first graph compile
+        assert _paths(cell) == (True, False)
 
 
 class MaybeParameter(KwCell):
@@ -227,7 +232,8 @@ def test_the_same_class_flattens_per_instance(run: str, kind: str) -> None:
     cell = MaybeParameter(value)
     got = _grad(run, Outer(cell), X)
     np.testing.assert_allclose(got, 2.5 * np.cos(X), rtol=1e-5)
-    assert _paths(cell) == (True, kind == "float")
+    if run != "pynative":  # the copies are made by the first graph compile
+        assert _paths(cell) == (True, kind == "float")
 
 
 class PassesSelf(KwCell):
@@ -244,7 +250,8 @@ def test_a_bprop_passing_self_on_is_not_copied(run: str) -> None:
     cell = PassesSelf()
     got = _grad(run, Outer(cell), X)
     np.testing.assert_allclose(got, np.full_like(X, 2.0), rtol=1e-6)
-    assert _paths(cell) == (True, False)
+    if run != "pynative":  # the copies are made by the first graph compile
+        assert _paths(cell) == (True, False)
 
 
 # --- what is not copied: the core calls the user's function on the owner, as before ---------
@@ -270,7 +277,8 @@ class UsesSuper(Base):
 def test_super_keeps_the_owners_construct(run: str) -> None:
     cell = UsesSuper()
     np.testing.assert_allclose(_grad(run, A3(cell), X), np.full_like(X, 6.0), rtol=1e-6)
-    assert _paths(cell) == (False, True)
+    if run != "pynative":  # the copies are made by the first graph compile
+        assert _paths(cell) == (False, True)
 
 
 def _shadows(self: Any, x: Tensor) -> Any:
@@ -386,3 +394,23 @@ def test_weight_gradients_through_the_cores_graph(run: str) -> None:
     np.testing.assert_allclose(gx.asnumpy(), np.full_like(X, 1.5 * 2.0), rtol=1e-6)
     np.testing.assert_allclose(gw.asnumpy(), X.sum() * 2.0, rtol=1e-5)
     assert "_kwcell_w0" in _core_graph(cell)
+
+
+def test_the_copies_are_made_by_the_first_graph_compile_only() -> None:
+    # Parsing and rewriting the user's source for the copies costs about half a millisecond
+    # per class: the class statement and PYNATIVE calls do not pay it.
+    class Fresh(KwCell):
+        def construct(self, x: Tensor, alpha: float = 1.0) -> Any:
+            return ops.tanh(alpha * x)
+
+        def bprop(self, x: Tensor, alpha: float = 1.0, *, out: Tensor, dout: Tensor) -> Any:
+            return {"x": dout * (1 - out * out) * alpha}
+
+    cell = Fresh()
+    t = np.tanh(2.0 * X)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(_grad("pynative", Alpha(cell), X), (1 - t * t) * 2.0, rtol=1e-5)
+    assert _paths(cell) == (False, False)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_allclose(_grad("graph", Alpha(cell), X), (1 - t * t) * 2.0, rtol=1e-5)
+    assert _paths(cell) == (True, True)
