@@ -169,16 +169,7 @@ def _from_sequence(
     grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str, extras_ok: bool
 ) -> Any:
     if len(grads) != len(inputs) and not (extras_ok and len(grads) > len(inputs)):
-        raise ValueError(
-            where
-            + " returned "
-            + str(len(grads))
-            + " gradients, expected "
-            + str(len(inputs))
-            + ", one per construct parameter in this order: ("
-            + ", ".join(names)
-            + "); return a dict keyed by parameter name to give only some of them"
-        )
+        _wrong_count(where, len(grads), names, extras_ok, in_graph())
     result: tuple[Any, ...] = ()
     for i in range(len(inputs)):
         result = result + (_fill(grads[i], inputs[i], names[i], where),)  # noqa: RUF005 - graph-parsed
@@ -451,6 +442,37 @@ def normalize_pynative(
 
 def _probe() -> int:
     return 0
+
+
+@constexpr(check=False)
+def _wrong_count(where: str, count: int, names: tuple[str, ...], mindspore_form: bool, graph: bool) -> None:
+    """Raise what a bprop returning ``count`` gradients for ``names`` raises (a count known
+    only when it runs: ``(g,) * n``, a variable). A ``constexpr``: in a graph it raises while
+    the gradient is compiled, as MindSpore does, and the error can be kwcell's class (a graph
+    raises only builtin ones). Always a ``RuntimeError`` and a ``ValueError``
+    (``_errors.GradientCountError``); for MindSpore's own bprop forms the message starts with
+    what MindSpore says in that mode, as for a literal return (``_validate``)."""
+    from ._errors import GradientCountError, contract_message
+
+    inputs = len(names)
+    message = (
+        f"{where} returned {count} gradients, expected {inputs}, one per construct parameter in "
+        f"this order: ({', '.join(names)}); return a dict keyed by parameter name to give only "
+        "some of them"
+    )
+    if mindspore_form and count < inputs:
+        if graph:
+            cell = where.rpartition(".bprop")[0].rpartition(".")[2]
+            first = (
+                "The output size of the 'bprop' must match the number of parameters in its "
+                f"corresponding primal function '{cell}()' : {count} vs. {inputs}."
+            )
+        elif count == 0:
+            first = "Hook fn grad output is empty!"
+        else:
+            first = f"Grad size should lager than forward inputs, but got {count} vs {inputs}"
+        message = contract_message(first, message)
+    raise GradientCountError(message)
 
 
 @constexpr(check=False)

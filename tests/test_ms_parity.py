@@ -240,3 +240,31 @@ def test_nested_bprop_cells_reading_a_parameter_are_mindspores_limit_in_graphs()
             GRAD_ALL(net)(x)
     ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(GRAD_ALL(_nested(KwCell)())(x)[0].asnumpy(), [100.0, 100.0])
+
+
+@pytest.mark.parametrize("count", [0, 1])
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_a_short_return_counted_only_when_it_runs_raises_what_nn_cell_raises(mode: str, count: int) -> None:
+    """MindSpore's own test (test_bprop_return_length_*): ``(dout,) * n`` for two inputs, a count
+    no source reading can see, raises nn.Cell's exception type with its message first."""
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    x, y = Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.array([3.0, 4.0], np.float32))
+    outcomes = []
+    for base in (nn.Cell, KwCell):
+
+        class Net(base):  # type: ignore[misc,valid-type]
+            def construct(self, x: Tensor, y: Tensor) -> Any:
+                return x * y
+
+            def bprop(self, x: Tensor, y: Tensor, out: Tensor, dout: Tensor) -> Any:
+                return (dout,) * count
+
+        with pytest.raises(RuntimeError) as raised:
+            GRAD_ALL(Net())(x, y)
+        outcomes.append(str(raised.value).splitlines()[0])
+    assert outcomes[1] == outcomes[0]
+    if mode == "graph":
+        assert outcomes[0] == (
+            "The output size of the 'bprop' must match the number of parameters in its "
+            f"corresponding primal function 'Net()' : {count} vs. 2."
+        )
