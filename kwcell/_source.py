@@ -453,11 +453,14 @@ def _assemble(
     prologue: list[str],
     self_name: str,
     super_class: str | None,
+    *,
+    name: str | None = None,
 ) -> tuple[str, bool]:
     """The source of a copy of ``fdef`` with ``parameters``, ``prologue`` lines first, the
     body's ``replacements`` made, each line marked with the user's file and line, and
     ``super().bprop`` read through the reader of ``super_class`` (see ``_lookup.SuperBprop``);
-    and whether it calls ``super().bprop``."""
+    and whether it calls ``super().bprop``. ``name`` names the copy (``fdef``'s own name by
+    default)."""
     source, filename, first_line = where
     # The body runs to the end of the function's last line (a trailing comment included).
     assert fdef.end_lineno is not None
@@ -474,7 +477,7 @@ def _assemble(
         indent = line[: len(line) - len(line.lstrip(" \t"))]
     else:
         indent = "    "
-    lines = [f"def {fdef.name}({parameters}):\n", *(f"{indent}{p}\n" for p in prologue)]
+    lines = [f"def {name or fdef.name}({parameters}):\n", *(f"{indent}{p}\n" for p in prologue)]
     text_body = body.decode("utf-8")
     has_super = any(_is_super_bprop(node) for node in ast.walk(fdef))
     if has_super and super_class is not None:
@@ -778,18 +781,16 @@ def core_construct(fn: Callable[..., Any], names: tuple[str, ...], extra: tuple[
     self_name = positional[0].arg
     if tuple(a.arg for a in [*positional[1:], *args.kwonlyargs]) != names:
         return None
-    text = _Text(source)
-    assert fdef.end_lineno is not None
-    body_start, body_end = text.span(fdef.body[0])[0], text.starts[fdef.end_lineno]
-    body = bytearray(text.data[body_start:body_end].rstrip())
-    marks = _line_marks(source, text, (body_start, body_start + len(body)), [], filename, first_line)
-    for a, b, new in sorted(marks, reverse=True):
-        body[a - body_start : b - body_start] = new.encode("utf-8")
-    if fdef.body[0].lineno > fdef.lineno:
-        line = text.data[text.starts[fdef.body[0].lineno - 1] :].decode("utf-8")
-        indent = line[: len(line) - len(line.lstrip(" \t"))]
-    else:
-        indent = "    "
-    header = f"def construct({', '.join([self_name, *names, *extra])}):\n"
-    found_method = owner_method(header + indent + body.decode("utf-8") + "\n", self_name)
+    copied, _ = _assemble(
+        fdef,
+        _Text(source),
+        (source, filename, first_line),
+        [],
+        ", ".join([self_name, *names, *extra]),
+        [],
+        self_name,
+        None,
+        name="construct",
+    )
+    found_method = owner_method(copied, self_name)
     return None if found_method is None else found_method[0]
