@@ -582,10 +582,10 @@ def _graph_copies(
         type.__setattr__(core_cls, "bprop", CoreBprop(core["bprop"], copy, flat_bprop[1]))
 
 
-# bprop function -> {super key of the class holding it: its written copy (None: no source)}
-_written: weakref.WeakKeyDictionary[Any, dict[str | None, types.FunctionType | None]] = (
-    weakref.WeakKeyDictionary()
-)
+# On a bprop function: {super key of the class holding it: its written copy (None: no source)}.
+# Kept on the function, not in a dictionary keyed weakly by it: a copy shares the function's
+# closure cells (``__class__`` among them), which would keep the key alive.
+_WRITTEN = "_kwcell_written"
 _written_lock = threading.Lock()
 
 
@@ -599,7 +599,7 @@ def written_face(bprop: Any, holder: type | None, super_class: str | None) -> ty
     if fn is None or fn is not bprop:  # a decorated bprop, or not a plain function
         return None
     with _written_lock:
-        per_holder = _written.setdefault(fn, {})
+        per_holder: dict[str | None, types.FunctionType | None] = fn.__dict__.setdefault(_WRITTEN, {})
         if super_class in per_holder:
             return per_holder[super_class]
         source = written_copy(fn, super_class)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import types
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,8 +58,26 @@ class _Passthrough:
 PASSTHROUGH: Any = _Passthrough()
 
 _Key = tuple[Any, bool, Any, bool, int]
-_plans: weakref.WeakKeyDictionary[type, dict[_Key, Any]] = weakref.WeakKeyDictionary()
+# A class's plans live in its own ``__dict__`` (never inherited: read with ``__dict__``), not
+# in a dictionary keyed weakly by the class: a plan holds the user's functions, whose
+# ``__class__`` cell (``super()``) refers to the class, and a weak-key dictionary's value that
+# refers to its key keeps it alive for ever. In the class itself they form a cycle the garbage
+# collector frees with the class.
+_PLANS = "_kwcell_plans"
 _lock = threading.RLock()
+
+
+def _plans_of(cls: type) -> dict[_Key, Any] | None:
+    found: dict[_Key, Any] | None = cls.__dict__.get(_PLANS)
+    return found
+
+
+def _new_plans(cls: type) -> dict[_Key, Any]:
+    found = _plans_of(cls)
+    if found is None:
+        found = {}
+        type.__setattr__(cls, _PLANS, found)
+    return found
 
 
 def plan(
@@ -80,13 +97,13 @@ def plan(
     reach the core as extra inputs); checked and warned about once, with ``weights=0``.
     """
     key = (construct, construct_self, bprop, bprop_self, weights)
-    per_class = _plans.get(cls)
+    per_class = _plans_of(cls)
     if per_class is not None:
         found = per_class.get(key)
         if found is not None:
             return found
     with _lock:
-        per_class = _plans.setdefault(cls, {})
+        per_class = _new_plans(cls)
         found = per_class.get(key)
         if found is not None:
             return found

@@ -6,11 +6,13 @@ import gc
 import linecache
 import os
 import weakref
+from typing import Any
 
 import numpy as np
 import psutil
 from mindspore import Tensor
 
+import kwcell
 from kwcell import KwCell, _codegen
 from kwcell._corecell import core_of
 from kwcell._meta import info_of
@@ -66,6 +68,29 @@ def test_a_cell_that_ran_is_freed_when_dropped_without_the_cycle_collector() -> 
         assert core() is None  # and its core with it
     finally:
         gc.enable()
+
+
+def test_a_class_whose_bprop_calls_super_is_freed_with_its_plans() -> None:
+    # A bprop that calls super() holds its class in a closure cell; the plans kept for the
+    # class hold that bprop. They are kept in the class, so the class still goes when dropped
+    # (in a dictionary keyed weakly by the class, it never did). Its as-written copy for a
+    # graph's super() goes too.
+    base = make(2)
+
+    def subclass() -> Any:
+        class Child(base):  # type: ignore[valid-type,misc]
+            def bprop(self, x, w, y, *, out, dout):  # type: ignore[no-untyped-def]
+                return {"x": 2 * super().bprop(x, w, y=y, out=out, dout=dout)["x"]}
+
+        net = Child()
+        x = Tensor(np.array([1.0, 3.0], np.float32))
+        np.testing.assert_allclose(kwcell.grad(net)(x).asnumpy(), [4.0, 4.0])
+        net._kwcell_face_of(base.__dict__["bprop"].fn, base)  # the copy a graph's super() reaches
+        return weakref.ref(Child)
+
+    dropped = subclass()
+    gc.collect()
+    assert dropped() is None
 
 
 def test_defining_and_dropping_10000_classes_grows_rss_by_under_20mb() -> None:
