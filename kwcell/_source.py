@@ -686,6 +686,11 @@ def _changes_meaning(node: ast.AST, self_name: str) -> bool:
         return any(isinstance(n, ast.Name) and n.id == self_name for n in ast.walk(node))
     if isinstance(node, ast.Call):
         return isinstance(node.func, ast.Name) and node.func.id == "super"
+    if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+        # ``self.step = self.step + 1`` (a Parameter updated in construct, or any attribute
+        # set or deleted): MindSpore's graph compiler assigns only to members of the cell it
+        # parses, so on the owner it must stay the owner's own method.
+        return attribute_path(node, self_name) is not None
     if isinstance(node, ast.Name):
         if node.id == "self" and self_name != "self":
             return True
