@@ -27,6 +27,9 @@ from mindspore import Parameter, Tensor, ops
 from mindspore.common import dtype as mstype
 from mindspore.ops import HyperMap, MultitypeFuncGraph, constexpr
 
+from ._errors import GRAPH, PYNATIVE, GradientCountError, contract_message
+from ._validate import mindspore_errors
+
 __all__ = ["graph_zero", "in_graph", "normalize", "normalize_pynative", "zero"]
 
 # One primitive instance for every zero kwcell generates. ``ops.zeros_like`` (a function) in
@@ -451,9 +454,7 @@ def _wrong_count(where: str, count: int, names: tuple[str, ...], mindspore_form:
     the gradient is compiled, as MindSpore does, and the error can be kwcell's class (a graph
     raises only builtin ones). Always a ``RuntimeError`` and a ``ValueError``
     (``_errors.GradientCountError``); for MindSpore's own bprop forms the message starts with
-    what MindSpore says in that mode, as for a literal return (``_validate``)."""
-    from ._errors import GradientCountError, contract_message
-
+    what MindSpore says in that mode, as for a literal return (``_validate.MINDSPORE_ERRORS``)."""
     inputs = len(names)
     message = (
         f"{where} returned {count} gradients, expected {inputs}, one per construct parameter in "
@@ -461,17 +462,10 @@ def _wrong_count(where: str, count: int, names: tuple[str, ...], mindspore_form:
         "some of them"
     )
     if mindspore_form and count < inputs:
-        if graph:
-            cell = where.rpartition(".bprop")[0].rpartition(".")[2]
-            first = (
-                "The output size of the 'bprop' must match the number of parameters in its "
-                f"corresponding primal function '{cell}()' : {count} vs. {inputs}."
-            )
-        elif count == 0:
-            first = "Hook fn grad output is empty!"
-        else:
-            first = f"Grad size should lager than forward inputs, but got {count} vs {inputs}"
-        message = contract_message(first, message)
+        kind = "empty_return" if count == 0 else "short_return"
+        cell = where.rpartition(".bprop")[0].rpartition(".")[2]
+        said = mindspore_errors(kind, count=count, inputs=inputs, cell=cell)[GRAPH if graph else PYNATIVE]
+        message = contract_message(said.text, message)
     raise GradientCountError(message)
 
 
