@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import types
 from operator import itemgetter
@@ -10,6 +9,7 @@ from typing import Any
 
 from mindspore import Parameter, nn
 
+from ._lookup import _CELL_GETATTR, _PARSER
 from ._mode import GRAPH, KEY, MODE
 
 try:  # MindSpore 2.10 moved it; the old module logs a deprecation warning when imported
@@ -28,7 +28,6 @@ except ImportError:  # pragma: no cover - MindSpore 2.8, 2.9
 __all__ = ["CoreBprop", "KwCellCore"]
 
 _MISSING = object()
-_CELL_GETATTR: Any = getattr(nn.Cell, "__getattr__")  # noqa: B009 - not in the stubs
 _GETATTRIBUTE: Any = object.__getattribute__
 # What makes nn.Cell.__call__ take another path than a plain custom-bprop cell's, read from the
 # instance's state as Cell.__init__ leaves it (all false there): grad and dynamic-shape
@@ -161,9 +160,6 @@ class KwCellCore(nn.Cell):
     @property
     def used_bprop_inputs(self) -> Any:
         return self._kwcell_forwarded("used_bprop_inputs")
-
-
-_PARSER = os.sep + "parser.py"  # the graph compiler's Python side (mindspore/graph/_parse)
 
 
 def _holds_parameter(value: Any, depth: int = 0) -> bool:
