@@ -595,9 +595,9 @@ def written_face(bprop: Any, holder: type | None, super_class: str | None) -> ty
     ``self.bprop(...)``): a copy as written (``_source.written_copy``), taking the same arguments
     and returning what it returns, as in PYNATIVE. ``None`` when it has no source to copy (the
     compiler then parses the function itself)."""
-    fn = inspect.unwrap(bprop) if isinstance(bprop, types.FunctionType) else None
-    if fn is None or fn is not bprop:  # a decorated bprop, or not a plain function
-        return None
+    if not isinstance(bprop, types.FunctionType) or inspect.unwrap(bprop) is not bprop:
+        return None  # not a plain function, or a decorated bprop
+    fn = bprop
     with _written_lock:
         per_holder: dict[str | None, types.FunctionType | None] = fn.__dict__.setdefault(_WRITTEN, {})
         if super_class in per_holder:

@@ -16,14 +16,16 @@ exceptions that make the keyword machinery work:
 Every other read (user code, and ``super()`` in any form, including the graph compiler
 resolving ``super().bprop`` in a bprop it compiles) sees what ``nn.Cell`` would show: an
 instance's assignment first, then the class's function through the MRO. (The graph compiler
-gets a parent's bprop in its positional form, which it can call.)
+gets kwcell's copy of a parent's bprop, which it can parse.)
 
 ``super().bprop`` in a bprop kwcell copies for the graph compiler reads
 ``self._kwcell_super_<Owner>_<id>`` (:class:`SuperBprop`, one per class of a KwCell class's MRO),
 which finds the next bprop after ``Owner`` in the instance's MRO when the graph is compiled and
-gives the compiler its positional copy, made the same way, whichever class holds it: a KwCell
-or a plain mixin. The compiler's own ``super()`` means ``super(type(self), self)`` in every
-function it parses, so a plain mixin's bprop parsed as written would find itself again.
+gives the compiler kwcell's copy of it as written (``_source.written_copy``: it takes the
+arguments that bprop takes and returns what it returns, as in PYNATIVE), whichever class holds
+it: a KwCell or a plain mixin. The compiler's own ``super()`` means ``super(type(self), self)``
+in every function it parses, so a plain mixin's bprop parsed as written would find itself again.
+
 MindSpore reads a cell's ``construct`` on every PyNative call. An instance remembers what it
 ran last (:func:`remember`: its class, the construct and bprop that class resolved to, the
 dispatcher and the core it used); a read that finds the same class resolving to the same
