@@ -191,7 +191,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         snapshot = tuple(listed) if listed else ()
         if info is None or info is PASSTHROUGH:
             if construct_self and bprop_self:  # no bprop (an nn.Cell as it is): remembered too
-                remember(self, construct, bprop, None, info is PASSTHROUGH, None, None, snapshot)
+                remember(self, construct, bprop, None, info is PASSTHROUGH, None, snapshot)
             return None
         weights = _weights_of(self, snapshot, info)
         if weights:
@@ -219,7 +219,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
         if not bprop_self and info.rbprop is bprop:
             self.__dict__[f"_kwcell_rbprop_{info.token}"] = bprop
         if construct_self and bprop_self:
-            remember(self, construct, bprop, info, False, core, info.core_cls, snapshot)
+            remember(self, construct, bprop, info, False, core, snapshot)
         return types.MethodType(info.dispatcher, self)
 
     def _kwcell_passes_through(self) -> bool:

@@ -114,8 +114,7 @@ class Seen(NamedTuple):
     bprop: Any
     info: Any  # the plan (a KwCellInfo); None for a cell without a bprop, or one left as it is
     passes: bool  # left to MindSpore as it is (kwcell's plan is PASSTHROUGH)
-    core: Any  # the hidden core, and the plan's class it must keep
-    core_cls: Any
+    core: Any  # the hidden core, which must keep the plan's class (``info.core_cls``)
     weights: tuple[Any, ...]  # what internal_params listed (the dispatcher passes them)
     owner: weakref.ref[Any]  # the instance itself: a copy of its __dict__ is not it
 
@@ -127,20 +126,17 @@ def remember(
     info: Any,
     passes: bool,
     core: Any,
-    core_cls: Any,
     weights: tuple[Any, ...],
 ) -> None:
     """Record what MindSpore runs for ``obj`` while its class resolves to ``construct`` and
     ``bprop`` (and ``obj`` has neither of its own): the plan (a ``KwCellInfo``, whose dispatcher
     MindSpore runs; ``None`` for a cell without a bprop, or one kwcell leaves as it is,
-    ``passes``), the core with the class it must keep, and what ``internal_params`` listed (a
-    weighted plan's dispatcher passes those Parameters). The record names ``obj`` (weakly): a
+    ``passes``), the core (which must keep the plan's class), and what ``internal_params``
+    listed (a weighted plan's dispatcher passes those Parameters). The record names ``obj`` (weakly): a
     cell whose ``__dict__`` was copied from another (``mindspore.rewrite``, a user's clone) does
     not run the other's record. Only references: a dropped cell is freed at once (no reference
     cycle)."""
-    obj.__dict__[SEEN] = Seen(
-        type(obj), construct, bprop, info, passes, core, core_cls, weights, weakref.ref(obj)
-    )
+    obj.__dict__[SEEN] = Seen(type(obj), construct, bprop, info, passes, core, weights, weakref.ref(obj))
 
 
 class _Slot:
@@ -232,7 +228,7 @@ class ConstructSlot(_Slot):
                     and "construct" not in state
                     and "bprop" not in state
                     and seen.owner() is obj
-                    and (seen.core is None or type(seen.core) is seen.core_cls)
+                    and (seen.core is None or type(seen.core) is seen.info.core_cls)
                     and same_listing(listing(obj), seen.weights)
                 )
                 if (usual or still_seen(obj) is not None) and own.get("construct") is self:
@@ -480,7 +476,7 @@ def still_seen(obj: Any) -> Seen | None:
     bprop = b.fn if type(b) is BpropSlot and b.fn is not None else _resolve(seen.cls, "bprop")[1]
     if construct is not seen.construct or bprop is not seen.bprop:
         return None
-    if seen.core is not None and type(seen.core) is not seen.core_cls:
+    if seen.core is not None and type(seen.core) is not seen.info.core_cls:
         return None
     if not same_listing(listing(obj), seen.weights):
         return None
