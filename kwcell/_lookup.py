@@ -373,9 +373,9 @@ def _for_graph(obj: Any, dispatcher: Any) -> None:
     """The graph compiler reading the forward it compiles: the core's graph copies of the
     user's functions are made now, once per plan (``_generate._graph_copies``), and a gradient
     it would compile forever is reported (its reads of bprop swallow errors)."""
-    copies = getattr(dispatcher, "_kwcell_graph_copies", None)
-    if copies is not None:
-        copies()
+    # The core's graph copies of the user's functions (core3) are no longer made: with them,
+    # a construct and bprop calling the same MindSpore composite (ops.clip_by_value) failed
+    # to compile ("The func graph is empty"), where nn.Cell is right. Removal follows.
     problem = graph_recursion(obj)
     if problem is not None:
         raise RuntimeError(problem)
