@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from operator import itemgetter
 from typing import Any
 
-from mindspore import Parameter, nn
+from mindspore import nn
 
-from ._lookup import _CELL_GETATTR, _PARSER
+from ._lookup import _CELL_GETATTR
 from ._mode import GRAPH, KEY, MODE
 
 try:  # MindSpore 2.10 moved it; the old module logs a deprecation warning when imported
@@ -25,7 +23,7 @@ except ImportError:  # pragma: no cover - MindSpore 2.8, 2.9
         _no_grad = None
 
 
-__all__ = ["CoreBprop", "KwCellCore"]
+__all__ = ["KwCellCore"]
 
 _MISSING = object()
 _GETATTRIBUTE: Any = object.__getattribute__
@@ -160,74 +158,3 @@ class KwCellCore(nn.Cell):
     @property
     def used_bprop_inputs(self) -> Any:
         return self._kwcell_forwarded("used_bprop_inputs")
-
-
-def _holds_parameter(value: Any, depth: int = 0) -> bool:
-    if isinstance(value, Parameter):
-        return True
-    if depth < 3 and isinstance(value, (tuple, list)):
-        return any(_holds_parameter(v, depth + 1) for v in value)
-    if depth < 3 and isinstance(value, dict):
-        return any(_holds_parameter(v, depth + 1) for v in value.values())
-    return False
-
-
-class CoreBprop:
-    """A core class's ``bprop`` when the graph compiler can be given the user's bprop as the
-    core's own graph (``_source.owner_method``, ``flat``).
-
-    Every read gives ``plain`` (which calls the owner's bprop, as PYNATIVE needs), except the
-    graph compiler's read, which gets ``wrapped`` (``plain``'s code with ``__wrapped__`` =
-    ``flat``, which the compiler unwraps) unless the instance's ``flat`` would read a
-    Parameter itself: MindSpore refuses Parameters in a cell's own bprop graph ("does not
-    support using Parameter"), not in the functions it calls, so such an instance keeps the
-    two-graph path. Which values ``flat`` reads is looked up on the owner when MindSpore
-    compiles, like everything else it reads.
-    """
-
-    def __init__(
-        self, plain: types.FunctionType, flat: types.FunctionType, paths: tuple[tuple[str, ...], ...]
-    ) -> None:
-        self.plain = plain
-        self.flat = flat
-        self.paths = paths
-        wrapped = types.FunctionType(
-            plain.__code__, plain.__globals__, plain.__name__, plain.__defaults__, plain.__closure__
-        )
-        wrapped.__qualname__ = plain.__qualname__
-        wrapped.__wrapped__ = flat  # type: ignore[attr-defined]
-        self.wrapped = wrapped
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self.plain
-        if sys._getframe(1).f_code.co_filename.endswith(_PARSER) and self._flat_ok(obj):
-            return types.MethodType(self.wrapped, obj)
-        return types.MethodType(self.plain, obj)
-
-    def _flat_ok(self, core: Any) -> bool:
-        """Whether ``flat`` reads no Parameter directly for this core's owner now."""
-        owner = core._kwcell_owner_or_none()
-        if owner is None:
-            return False
-        missing = object()
-        for path in self.paths:
-            value: Any = owner
-            for name in path:
-                value = getattr(value, name, missing)
-                if value is missing:
-                    return False  # the two-graph path reports it as it always did
-                if _holds_parameter(value):
-                    return False
-        flat = self.flat
-        code = flat.__code__
-        for name in code.co_names:
-            if _holds_parameter(flat.__globals__.get(name)):
-                return False
-        for cell in flat.__closure__ or ():
-            try:
-                if _holds_parameter(cell.cell_contents):
-                    return False
-            except ValueError:  # an empty cell
-                continue
-        return True

@@ -75,8 +75,6 @@ def _weights(cell: object) -> list[str]:
 
 
 def _generated(info: KwCellInfo) -> list[str]:
-    if info.graph_copies is not None:
-        info.graph_copies()  # what a graph compiles: made on first use, shown here too
     return _files(info.files)
 
 

@@ -8,7 +8,6 @@ into one file (``_codegen``).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import inspect
 import itertools
 import os
@@ -16,7 +15,6 @@ import sys
 import threading
 import types
 import warnings
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,16 +22,13 @@ from typing import Any
 from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
-from ._core import CoreBprop, KwCellCore
+from ._core import KwCellCore
 from ._deferred import graph_raiser
 from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
 from ._source import (
     ZERO,
-    RewrittenBprop,
-    core_construct,
     no_source_reason,
-    owner_method,
     parsable_source,
     rewrite_bprop,
     written_copy,
@@ -114,10 +109,6 @@ class _Bprop:
     #: What the graph version calls as ``self._kwcell_rbprop_<token>`` when it is not one of
     #: the units (the user's own ``bprop(self, *args)``, which needs no rewriting).
     rbprop: Callable[..., Any] | staticmethod[..., Any] | None = None
-    #: Makes the graph bprop as a method of the core (``_source.owner_method``): what the
-    #: graph compiler parses as the core's bprop, one function graph instead of two or three.
-    #: Called when a graph first compiles the class (PYNATIVE never needs it).
-    flat: Callable[[], tuple[Unit, tuple[tuple[str, ...], ...]] | None] | None = None
     #: The graph bprop as the core's (``_templates.CORE_GRAPH_BPROP``), when it normalises what
     #: ``rbprop`` returns.
     core_graph: Unit | None = None
@@ -239,7 +230,6 @@ def _bprop_units(
     cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
     cells[ZERO] = types.CellType(_runtime.graph_zero)  # the rewritten bprop runs in graphs only
     user = Unit("rewritten", rewritten.source, bprop.__globals__, cells=cells)
-    flat = functools.partial(_flat_bprop, spec, rewritten, weights, bprop.__globals__, cells)
     note = f"bprop: the user's own in PYNATIVE; rewritten from {rewritten.origin} for the graph compiler"
     if rewritten.static and not weights:
         if not rewritten.changed and not rewritten.nested and not rewritten.has_super:
@@ -251,7 +241,7 @@ def _bprop_units(
                 {"__name__": __name__, "__builtins__": __builtins__},
                 closure={"_kwcell_user": user_fn},
             )
-        return _Bprop([py, user], note, flat=flat), list(rewritten.notes)
+        return _Bprop([py, user], note), list(rewritten.notes)
     return _Bprop([py, user, graph], note, core_graph=core_graph), list(rewritten.notes)
 
 
@@ -269,43 +259,6 @@ def _core_graph_bprop(fmt: dict[str, Any], weights: int, attr_keys: tuple[str, .
         {"__name__": __name__, "__builtins__": __builtins__},
         closure={"_kwcell_normalize": _runtime.normalize},
     )
-
-
-def _flat_bprop(
-    spec: CellSpec,
-    rewritten: RewrittenBprop,
-    weights: int,
-    globals_: dict[str, Any],
-    cells: dict[str, types.CellType],
-) -> tuple[Unit, tuple[tuple[str, ...], ...]] | None:
-    """The rewritten bprop as the core's own graph bprop, when its returns need nothing done
-    at run time: ``self`` reads as the owner (``_source.owner_method``), so the graph compiler
-    parses one function for the core's bprop instead of the core's and the owner's."""
-    if not rewritten.static or weights or spec.function or spec.bprop is None:
-        return None
-    self_name = spec.bprop.signature.self_name
-    if self_name is None:
-        return None
-    found = owner_method(rewritten.source, self_name)
-    if found is None or found[1] is None:
-        # A bprop that passes ``self`` on may read a Parameter through it, which MindSpore
-        # refuses in a cell's own bprop graph (see _core.CoreBprop): it keeps two graphs.
-        return None
-    return Unit("flatbprop", found[0], globals_, cells=cells), found[1]
-
-
-def _flat_construct(spec: CellSpec, construct: Callable[..., Any], weight_names: list[str]) -> Unit | None:
-    """The user's construct as the core's own graph construct (``_source.core_construct``),
-    for a class's own function; ``None`` where it cannot be (then the core calls the user's
-    function on the owner, as in PYNATIVE)."""
-    if spec.function or spec.construct.var_positional or spec.construct.var_keyword:
-        return None
-    source = core_construct(construct, spec.names, tuple(weight_names))
-    if source is None:
-        return None
-    code = construct.__code__
-    cells = dict(zip(code.co_freevars, construct.__closure__ or (), strict=True))
-    return Unit("flatconstruct", source, construct.__globals__, cells=cells)
 
 
 _WEIGHT_INPUTS = ", _kwcell_weights, _kwcell_weight_keys"
@@ -493,16 +446,6 @@ def generate(
     bind.__qualname__ = f"{qualname}.construct"
     path = dispatcher.__code__.co_filename
     files = {"bprop": path}
-    make_copies = functools.partial(
-        _graph_copies,
-        weakref.ref(cls),  # plans are kept per class: a strong reference would keep it alive
-        core_cls,
-        (spec, construct, weight_names) if construct_self else None,
-        bprop_parts.flat,
-        files,
-    )
-    copies = _Once(make_copies)
-    dispatcher._kwcell_graph_copies = copies  # type: ignore[attr-defined]  # read by _lookup
     return KwCellInfo(
         spec=spec,
         user_construct=construct,
@@ -516,70 +459,7 @@ def generate(
         token=token,
         py_bprop=py_bprop,
         reading=reading,
-        graph_copies=copies,
     )
-
-
-class _Once:
-    """Calls ``fn`` the first time it is called, once (thread-safe)."""
-
-    def __init__(self, fn: Callable[[], None]) -> None:
-        self._fn: Callable[[], None] | None = fn
-        self._lock = threading.Lock()
-
-    def __call__(self) -> None:
-        if self._fn is None:
-            return
-        with self._lock:
-            fn, self._fn = self._fn, None
-            if fn is not None:
-                fn()
-
-
-def _graph_copies(
-    cls_ref: weakref.ref[type],
-    core_cls: type,
-    forward: tuple[CellSpec, Callable[..., Any], list[str]] | None,
-    flat: Callable[[], tuple[Unit, tuple[tuple[str, ...], ...]] | None] | None,
-    files: dict[str, str],
-) -> None:
-    """Give the core class the graph compiler's copies of the user's functions as its own:
-    ``construct.__wrapped__`` and a ``CoreBprop``, where their source allows (PYNATIVE still
-    calls the user's functions; MindSpore's graph parser unwraps ``__wrapped__``). Made when a
-    graph first compiles the class, not when it is created: parsing and rewriting the source
-    costs about half a millisecond per class, which PYNATIVE never needs."""
-    units: list[Unit] = []
-    flat_construct = _flat_construct(*forward) if forward is not None else None
-    if flat_construct is not None:
-        units.append(flat_construct)
-    flat_bprop = flat() if flat is not None else None
-    if flat_bprop is not None:
-        units.append(flat_bprop[0])
-    cls = cls_ref()
-    if not units or cls is None:
-        return
-    label = _label(cls)
-    fns = compile_units(
-        kind="bprop graph copies",
-        label=label,
-        header=HEADER.format(
-            label=label,
-            kind="bprop graph copies",
-            mapping="Your construct and bprop as the core's own functions for the graph compiler, "
-            "made when a graph first compiles the class",
-        ),
-        units=units,
-        owner=cls,
-    )
-    (first,) = fns[units[0].name].values()
-    files["graph copies"] = first.__code__.co_filename  # shown by kwcell.explain
-    core = core_cls.__dict__
-    if flat_construct is not None:
-        core["construct"].__wrapped__ = fns["flatconstruct"]["construct"]
-    if flat_bprop is not None:
-        (copy,) = fns["flatbprop"].values()
-        copy.__qualname__ = f"{cls.__qualname__}.bprop"
-        type.__setattr__(core_cls, "bprop", CoreBprop(core["bprop"], copy, flat_bprop[1]))
 
 
 # On a bprop function: {super key of the class holding it: its written copy (None: no source)}.

@@ -43,9 +43,6 @@ class KwCellInfo:
     #: How bprop receives construct's inputs: ``_validate.CLASSIC_ARGS``, ``BY_POSITION`` or
     #: ``BY_NAME``.
     reading: str = ""
-    #: Gives the core class the graph compiler's copies of the user's functions, once: called
-    #: when a graph first compiles the plan (``_lookup.ConstructSlot``).
-    graph_copies: Callable[[], None] | None = None
 
 
 class _Passthrough:

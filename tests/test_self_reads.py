@@ -1,11 +1,11 @@
-"""The core's graphs are the user's own functions where their source allows.
+"""``self`` in the user's construct and bprop means the user's cell, in every mode.
 
-The graph compiler (GRAPH_MODE, ``@ms.jit``, outer graphs) parses the hidden core's
-``construct`` and ``bprop``; kwcell gives it copies of the user's ``construct`` and of the
-rewritten ``bprop`` whose ``self`` reads as the owner (``_source.owner_method``), so each
-instance costs one function graph less in each direction. PYNATIVE still calls the user's
-functions. Every shape here is checked against analytic gradients in PYNATIVE, GRAPH_MODE
-(an outer network's graph) and PyNative ``@ms.jit``, and against the path it takes.
+The hidden core's ``construct`` and ``bprop`` call the user's functions on the owner (the
+user's cell), so ``self.<name>`` reads the owner's attributes, ``training``, sub-cells and
+helper methods, as on ``nn.Cell``. (kwcell once gave the graph compiler copies of the user's
+functions as the core's own; a construct and bprop calling the same ``ops`` composite then
+failed to compile, so the copies are gone.) Every shape here is checked against analytic
+gradients in PYNATIVE, GRAPH_MODE (an outer network's graph) and PyNative ``@ms.jit``.
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ from mindspore import Parameter, Tensor, nn, ops
 
 import kwcell
 from kwcell import KwCell
-from kwcell._core import CoreBprop
 from kwcell._corecell import core_of
-from kwcell._source import core_construct
 
 X = np.array([[0.1, -0.4, 0.7], [1.2, -0.3, 0.05]], np.float32)
 RUNS = ("pynative", "graph", "jit")
@@ -96,19 +94,7 @@ def _grad(run: str, net: nn.Cell, x: Any) -> Any:
     return out.asnumpy()
 
 
-def _paths(cell: nn.Cell) -> tuple[bool, bool]:
-    """Whether the graph compiler gets the user's construct and bprop as the core's own. The
-    copies are made when a graph first compiles the class: a PYNATIVE run makes none."""
-    core = core_of(cell)
-    assert core is not None
-    cls = type(core)
-    flat_construct = inspect.unwrap(cls.construct) is not cls.construct
-    bprop = cls.__dict__["bprop"]
-    flat_bprop = isinstance(bprop, CoreBprop) and bprop._flat_ok(core)
-    return flat_construct, flat_bprop
-
-
-# --- construct and bprop read plain attributes of self: both flattened -----------------------
+# --- construct and bprop read plain attributes of self -----------------------
 
 
 class Scaled(KwCell):
@@ -130,8 +116,6 @@ def test_attributes_of_self_read_as_the_owner(run: str) -> None:
     got = _grad(run, Alpha(cell), X)
     t = np.tanh(2.0 * X)
     np.testing.assert_allclose(got, (1 - t * t) * 2.0 * 5.0, rtol=1e-5)
-    if run != "pynative":  # the copies are made by the first graph compile
-        assert _paths(cell) == (True, True)
 
 
 # --- the owner's nn.Cell state, not the core's -----------------------------------------------
@@ -157,8 +141,6 @@ def test_training_is_the_owners(run: str, training: bool) -> None:
     assert core is None or core.training is False or training  # the core is not a child
     got = _grad(run, K4(cell), X)
     np.testing.assert_allclose(got, np.full_like(X, 12.0 if training else 4.0), rtol=1e-6)
-    if run != "pynative":  # the copies are made by the first graph compile
-        assert _paths(cell) == (True, True)
     assert core_of(cell).training is False  # type: ignore[union-attr]
 
 
@@ -185,8 +167,6 @@ def test_sub_cells_helpers_and_keyword_only_inputs(run: str) -> None:
     cell = WithParts()
     got = _grad(run, GainShift(cell), X)
     np.testing.assert_allclose(got, np.full_like(X, 3 * 2.0 * 1.5), rtol=1e-6)
-    if run != "pynative":
-        assert _paths(cell)[0] is True
 
 
 # --- a bprop that reads a Parameter: the core keeps calling the owner's -----------------------
@@ -210,8 +190,6 @@ def test_a_bprop_reading_a_parameter_keeps_its_own_graph(run: str) -> None:
     cell = ReadsParameter()
     got = _grad(run, W2(cell), X)
     np.testing.assert_allclose(got, 3.0 * 2.0 * np.cos(X), rtol=1e-5)
-    if run != "pynative":  # the copies are made by the first graph compile
-        assert _paths(cell) == (True, False)
 
 
 class MaybeParameter(KwCell):
@@ -227,13 +205,11 @@ class MaybeParameter(KwCell):
 
 
 @pytest.mark.parametrize("kind", ["float", "parameter"])
-def test_the_same_class_flattens_per_instance(run: str, kind: str) -> None:
+def test_the_same_class_reads_a_float_or_a_parameter(run: str, kind: str) -> None:
     value: Any = 2.5 if kind == "float" else Parameter(Tensor(np.float32(2.5)), name="s", requires_grad=False)
     cell = MaybeParameter(value)
     got = _grad(run, Outer(cell), X)
     np.testing.assert_allclose(got, 2.5 * np.cos(X), rtol=1e-5)
-    if run != "pynative":  # the copies are made by the first graph compile
-        assert _paths(cell) == (True, kind == "float")
 
 
 class PassesSelf(KwCell):
@@ -246,15 +222,13 @@ class PassesSelf(KwCell):
         return (dout * getattr(self, "k"),)  # noqa: B009
 
 
-def test_a_bprop_passing_self_on_is_not_copied(run: str) -> None:
+def test_a_bprop_passing_self_on(run: str) -> None:
     cell = PassesSelf()
     got = _grad(run, Outer(cell), X)
     np.testing.assert_allclose(got, np.full_like(X, 2.0), rtol=1e-6)
-    if run != "pynative":  # the copies are made by the first graph compile
-        assert _paths(cell) == (True, False)
 
 
-# --- what is not copied: the core calls the user's function on the owner, as before ---------
+# --- super() in construct and bprop
 
 
 class Base(KwCell):
@@ -277,42 +251,6 @@ class UsesSuper(Base):
 def test_super_keeps_the_owners_construct(run: str) -> None:
     cell = UsesSuper()
     np.testing.assert_allclose(_grad(run, A3(cell), X), np.full_like(X, 6.0), rtol=1e-6)
-    if run != "pynative":  # the copies are made by the first graph compile
-        assert _paths(cell) == (False, True)
-
-
-def _shadows(self: Any, x: Tensor) -> Any:
-    f: Callable[[Any], Any] = lambda self: self * 2.0  # noqa: E731 - a nested scope that binds self
-    return f(x)
-
-
-def _rebinds(self: Any, x: Tensor) -> Any:
-    self = self.inner
-    return self(x)
-
-
-def _formats(self: Any, x: Tensor) -> Any:
-    return f"{self.name}"
-
-
-def _passes_on(self: Any, x: Tensor) -> Any:
-    return helper(self, x)
-
-
-def helper(cell: Any, x: Tensor) -> Any:
-    return x
-
-
-@pytest.mark.parametrize("fn", [_shadows, _rebinds, _formats])
-def test_no_copy_where_self_would_not_read_as_the_owner(fn: Callable[..., Any]) -> None:
-    assert core_construct(fn, ("x",), ()) is None
-
-
-def test_a_copy_reads_self_as_the_owner_everywhere() -> None:
-    source = core_construct(_passes_on, ("x",), ("_kwcell_w0",))
-    assert source is not None
-    assert source.startswith("def construct(self, x, _kwcell_w0):\n")
-    assert "helper(self._kwcell_owner, x)" in source
 
 
 # --- PYNATIVE runs the user's own functions --------------------------------------------------
@@ -396,26 +334,6 @@ def test_weight_gradients_through_the_cores_graph(run: str) -> None:
     assert "_kwcell_w0" in _core_graph(cell)
 
 
-def test_the_copies_are_made_by_the_first_graph_compile_only() -> None:
-    # Parsing and rewriting the user's source for the copies costs about half a millisecond
-    # per class: the class statement and PYNATIVE calls do not pay it.
-    class Fresh(KwCell):
-        def construct(self, x: Tensor, alpha: float = 1.0) -> Any:
-            return ops.tanh(alpha * x)
-
-        def bprop(self, x: Tensor, alpha: float = 1.0, *, out: Tensor, dout: Tensor) -> Any:
-            return {"x": dout * (1 - out * out) * alpha}
-
-    cell = Fresh()
-    t = np.tanh(2.0 * X)
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    np.testing.assert_allclose(_grad("pynative", Alpha(cell), X), (1 - t * t) * 2.0, rtol=1e-5)
-    assert _paths(cell) == (False, False)
-    ms.set_context(mode=ms.GRAPH_MODE)
-    np.testing.assert_allclose(_grad("graph", Alpha(cell), X), (1 - t * t) * 2.0, rtol=1e-5)
-    assert _paths(cell) == (True, True)
-
-
 class _Positional(Outer):
     def construct(self, x: Tensor) -> Any:
         return self.cell(x, 2.0).sum()
@@ -444,10 +362,9 @@ def _counting(base: type, augmented: bool) -> nn.Cell:
 
 
 @pytest.mark.parametrize("augmented", [False, True], ids=["assign", "augmented"])
-def test_a_construct_setting_an_attribute_of_self_stays_the_owners_method(run: str, augmented: bool) -> None:
-    # MindSpore's graph compiler assigns only to members of the cell it parses: a copy with
-    # self read as the owner would assign to another cell's attribute (it failed with
-    # "'int' object has no attribute 'step'"), so such a construct gets no copy.
+def test_a_construct_setting_an_attribute_of_self_counts_as_nn_cell(run: str, augmented: bool) -> None:
+    # A Parameter step counter updated in construct counts as on nn.Cell, and a gradient
+    # compile adds nothing to it.
     t = np.tanh(2.0 * X)
     steps = []
     for base in (nn.Cell, KwCell):
@@ -458,5 +375,3 @@ def test_a_construct_setting_an_attribute_of_self_stays_the_owners_method(run: s
     np.testing.assert_allclose(_grad(run, Alpha(cell), X), (1 - t * t) * 2.0, rtol=1e-5)
     steps.append(getattr(cell, "step").asnumpy().tolist())  # noqa: B009
     assert steps[1] == steps[0] and steps[2] == [2 * steps[0][0]]
-    if run != "pynative":
-        assert _paths(cell)[0] is False
