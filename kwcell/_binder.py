@@ -7,14 +7,13 @@ Python's own; ``inspect`` is never called on the call path.
 
 from __future__ import annotations
 
-import types
 from typing import Any
 
-from ._codegen import Unit, compile_units, literal_source
+from ._codegen import Unit, literal_source
 from ._spec import KEYWORD_ONLY, Param, Signature, format_params
-from ._templates import BINDER, HEADER
+from ._templates import BINDER
 
-__all__ = ["DefaultRef", "binder_unit", "defaults_of", "make_binder", "signature_source"]
+__all__ = ["DefaultRef", "binder_unit", "defaults_of", "signature_source"]
 
 
 class DefaultRef:
@@ -82,23 +81,3 @@ def binder_unit(
         closure=closure,
         defaults={"bind": defaults_of(sig)},
     )
-
-
-def make_binder(
-    sig: Signature, *, label: str, qualname: str, owner: object, with_self: bool
-) -> types.FunctionType:
-    """A function with ``sig``'s parameters that returns the bound arguments as a tuple.
-
-    ``qualname`` names it in Python's ``TypeError`` messages (``Net.construct() got an
-    unexpected keyword argument 'z'``).
-    """
-    unit = binder_unit(sig, qualname=qualname, with_self=with_self)
-    fn = compile_units(
-        kind="binder",
-        label=label,
-        header=HEADER.format(label=label, kind="binder", mapping=f"{qualname} -> ({', '.join(sig.names)})"),
-        units=[unit],
-        owner=owner,
-    )["binder"]["bind"]
-    fn.__qualname__ = qualname
-    return fn

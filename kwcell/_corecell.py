@@ -6,7 +6,7 @@ same, so the first core is built normally and its ``__dict__`` kept as a templat
 get the C++ base initialised and a copy of the template, with fresh empty containers
 (``_params``, ``_cells``, ...) and their own creation time. The copy is used only when the
 template holds nothing but plain values and empty containers, as ``nn.Cell.__init__`` leaves
-them in MindSpore 2.8-2.10; otherwise every core is built with ``nn.Cell.__init__``.
+them in MindSpore 2.7-2.10; otherwise every core is built with ``nn.Cell.__init__``.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def _mapping(info: KwCellInfo, forward: str = "construct") -> list[str]:
             received = p.name
         elif bsig.var_keyword is not None:
             received = f"{bsig.var_keyword}[{p.name!r}]"
-        else:  # validate() rejects this; kept for completeness
+        else:  # check_bprop() rejects this; kept for completeness
             received = "-"
         kind = _KINDS.get(p.kind) or "positional or keyword"
         rows.append((str(i), p.name, kind, repr(p.default) if p.has_default else "-", received))

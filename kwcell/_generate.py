@@ -424,14 +424,16 @@ def generate(
     if bprop_parts.core_graph is not None:
         core_bprop.__wrapped__ = fns["coregraph"]["bprop"]
         core_bprop.__wrapped__.__qualname__ = f"{qualname}.bprop"
+    # Named after the user's class (``ScaledCore``), as torch names a Function's backward
+    # class after it: tracebacks and reprs say whose core it is.
     core_cls = type(
-        "_KwCellCore",
+        f"{cls.__name__}Core",
         (KwCellCore,),
         {
             "construct": fns["core"]["construct"],
             "bprop": core_bprop,
             "__module__": __name__,
-            "__qualname__": "_KwCellCore",
+            "__qualname__": f"{qualname}Core",
             "_kwcell_label": label,
         },
     )

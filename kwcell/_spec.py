@@ -1,8 +1,8 @@
 """Signatures of ``construct`` and ``bprop`` as frozen, MindSpore-free data.
 
-Everything kwcell decides about a class is decided here, once, when the class statement
-runs: which parameters ``construct`` has, in which order, with which defaults, and how the
-parameters of ``bprop`` map onto them.
+What the signatures say is read here, once per pair of functions: which parameters
+``construct`` has, in which order, with which defaults, and which parameters ``bprop`` takes.
+The rules that judge them are in ``_validate``; what is generated from them, in ``_generate``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Source templates for generated functions (module constants, filled in by ``_meta``).
+"""Source templates for generated functions (module constants, filled in by ``_generate``).
 
 Every name that reaches these templates is a checked identifier; every value is either a
 literal that ``ast.literal_eval`` gives back equal or is passed by reference (a closure).

@@ -27,7 +27,6 @@ __all__ = [
     "passes_through",
     "position_conflicts",
     "same_default",
-    "validate",
 ]
 
 RESERVED_PREFIX = "_kwcell_"
@@ -495,18 +494,6 @@ def _check_bprop(spec: CellSpec) -> str:
                     "'**kwargs' to receive the inputs bprop does not name",
                 )
     return BY_NAME
-
-
-def validate(spec: CellSpec) -> str:
-    """Raise :class:`KwCellDefinitionError` for the first rule ``spec`` breaks.
-
-    Returns how bprop receives construct's inputs: :data:`CLASSIC_ARGS`, :data:`BY_POSITION`
-    or :data:`BY_NAME`.
-    """
-    if spec.bprop is None:
-        return BY_NAME
-    check_construct(spec)
-    return check_bprop(spec)
 
 
 def check_returned_literal(

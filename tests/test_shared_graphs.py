@@ -13,7 +13,9 @@ import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import Tensor, nn, ops
-from mindspore.ops.composite.multitype_ops.zeros_like_impl import zeros_like
+from mindspore.ops.composite.multitype_ops.zeros_like_impl import (  # type: ignore[import-untyped]
+    zeros_like,
+)
 
 from kwcell import KwCell
 
