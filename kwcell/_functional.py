@@ -175,11 +175,6 @@ class FunctionInfo:
             "bprop": backward,
         }
         options: dict[str, Any] = {}
-        if self.compile_once:
-            # Accepted, and not applied yet: the function's single cell called twice in one
-            # graph with different constant arguments got the first call's constants from the
-            # shared graph (measured), so every call compiles as with compile_once=False.
-            namespace["_kwcell_compile_once_requested"] = True
         return cast("type[nn.Cell]", KwCellMeta(self.fn.__name__, (KwCell,), namespace, **options))
 
 
@@ -346,8 +341,10 @@ def custom_bprop(fn: Any = None, /, *, compile_once: bool = False) -> Any:
 
     Args:
         fn: The function, when used as `@custom_bprop`.
-        compile_once: Passed on to the generated `KwCell` class when used as
-            `@custom_bprop(compile_once=True)`; accepted, and results are the same as without it.
+        compile_once: Only `False` (the default) is accepted. A function has one cell, and
+            MindSpore's cell reuse shares a graph between instances, not between the call
+            sites of one instance (whose Python arguments differ): sharing it would give
+            wrong gradients, so `compile_once=True` is refused until it is safe.
 
     Returns:
         The function, callable as before once a backward is registered, with a `bprop`
@@ -358,7 +355,8 @@ def custom_bprop(fn: Any = None, /, *, compile_once: bool = False) -> Any:
             a parameter named `out`), when it is decorated; a backward that breaks a rule,
             or a second backward, when it is registered (naming the function and the
             parameter); a call before a backward is registered. It is a `TypeError`.
-        TypeError: `compile_once` is not a bool.
+        TypeError: `compile_once` is not a bool; `compile_once=True` (a
+            `KwCellDefinitionError`).
 
     Example:
         ```python
@@ -385,6 +383,16 @@ def custom_bprop(fn: Any = None, /, *, compile_once: bool = False) -> Any:
     if not isinstance(compile_once, bool):
         msg = f"kwcell.custom_bprop: compile_once must be True or False, got {safe_repr(compile_once)}"
         raise TypeError(msg)
+    if compile_once:
+        msg = (
+            "kwcell.custom_bprop: compile_once=True is not supported: a custom_bprop function "
+            "has one cell, and MindSpore's cell reuse shares a graph between instances of a "
+            "class, not between the call sites of one function, whose Python arguments differ "
+            "(the shared graph would give every call site one call's values). Remove "
+            "compile_once=True; to share one graph between layers, write the layer as "
+            "class Layer(KwCell, compile_once=True)"
+        )
+        raise KwCellDefinitionError(msg)
     if fn is None:
 
         def decorate(function: Any) -> Any:

@@ -10,6 +10,20 @@ from the first instance it was parsed for except the Parameters its forward read
 become graph inputs, so each instance keeps its own values and gradients. Parameters a
 ``bprop`` reads are *not* lifted: they stay the first instance's.
 
+The cell that carries the key is not the user's cell but a hidden **shared cell** between the
+instance's dispatcher and its core (:class:`KwCellShared`): every call reaches it in one
+positional form with every argument, because the dispatcher, which stays the instance's own
+graph, binds keywords and fills defaults first. Measured: when the reused graph is the cell a
+call site reaches by keyword, by position or with a default omitted, MindSpore's reuse mixes
+up the call forms (a silently wrong gradient, or "The parameters number of the function is
+3"), for kwcell's cells and hand-written ``lazy_inline_`` cells alike. The shared cell lists the
+owner's Parameters as its own (``parameters_and_names``: what MindSpore's reuse makes inputs of
+the reused graph, ``GeneralizeReusingGraph``). A cell without a bprop (no dispatcher) carries
+the key itself, and then only when its construct has no defaults. Instances without a single
+Parameter never share: their reused graph, called with different Python values at different
+call sites, gave another gradient than per-instance compiles in some runs and not others
+(measured, for cells with and without a bprop).
+
 So the key here is not ``__init__``'s arguments (``lazy_inline``'s key, silently wrong for an
 instance changed after ``__init__``) but what the graph reads from the instance when it is
 compiled: the attributes ``construct`` and ``bprop`` read from ``self`` (found in their source,
@@ -202,6 +216,9 @@ def reads_of(cls: type, functions: Iterable[Any], consulted: list[tuple[str, Any
             names.add(name)
             attr = _class_attr(cls, name)
             consulted.append((name, attr))
+            computed = _computed(attr)
+            if computed:
+                dynamic = dynamic or f"{fn.__qualname__} reads self.{name}, {computed}"
             if isinstance(attr, property):
                 todo.extend(f for f in (attr.fget,) if f is not None)
             elif isinstance(attr, (staticmethod, classmethod)):
@@ -212,6 +229,21 @@ def reads_of(cls: type, functions: Iterable[Any], consulted: list[tuple[str, Any
 
 
 _MISSING = object()
+_PLAIN_DESCRIPTORS = (types.FunctionType, staticmethod, classmethod, property)
+
+
+def _computed(attr: Any) -> str:
+    """Why the value read through ``attr`` (what a class holds under a name ``self.<name>``
+    reads) is not what the instance's ``__dict__`` holds, or ``""``. Functions, static and
+    class methods are the same for every instance; a property's getter is followed into its
+    source. Any other descriptor (``functools.cached_property``, a user's descriptor, data or
+    not) computes the value when it is read: the key cannot see it."""
+    if attr is _MISSING or is_slot(attr) or isinstance(attr, _PLAIN_DESCRIPTORS):
+        return ""
+    kind = type(attr)
+    if hasattr(kind, "__get__") and not isinstance(attr, _BY_IDENTITY_TYPES):
+        return f"a {kind.__module__}.{kind.__qualname__} descriptor that computes its value"
+    return ""
 
 
 def _class_attr(cls: type, name: str) -> Any:
@@ -334,6 +366,14 @@ _VOLATILE = frozenset(
     }
 )
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
+_BY_IDENTITY_TYPES: tuple[type, ...] = (
+    types.BuiltinFunctionType,
+    types.MethodType,
+    type,
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    types.ClassMethodDescriptorType,
+)
 _BY_IDENTITY = (
     types.FunctionType,
     types.BuiltinFunctionType,
@@ -404,6 +444,7 @@ class _Fingerprint:
             return ("same cell as", index)
         self.seen[id(cell)] = len(self.seen)
         self.keep.append(cell)
+        _check_lookups(type(cell))
         return ("cell", _serial(type(cell)), self.state(cell, backward or _bprop_reads(cell)))
 
     def state(self, cell: nn.Cell, backward: bool | frozenset[str]) -> Any:
@@ -432,6 +473,28 @@ class _Fingerprint:
             except _Unkeyable as exc:
                 raise _Unkeyable(f"{type(cell).__qualname__}.{name} is {exc}") from None
         return tuple(out)
+
+
+_CELL_GETATTR: Any = getattr(nn.Cell, "__getattr__")  # noqa: B009 - not in the stubs
+
+
+def _check_lookups(cls: type) -> None:
+    """A class whose attribute reads Python computes (``__getattr__``, ``__getattribute__``
+    overrides, or a descriptor that computes a value on the class): the key cannot see by
+    value what the graph reads, so the instance compiles on its own."""
+    if cls.__getattr__ is not _CELL_GETATTR:  # type: ignore[attr-defined]
+        raise _Unkeyable(f"{cls.__qualname__} overrides __getattr__")
+    if cls.__getattribute__ is not object.__getattribute__:
+        raise _Unkeyable(f"{cls.__qualname__} overrides __getattribute__")
+    for klass in cls.__mro__:
+        if klass.__module__.startswith("mindspore.") or klass is object:
+            continue
+        for name, attr in vars(klass).items():
+            if name.startswith(("_kwcell_", "__")) or name in ("cell_init_args", "no_inline"):
+                continue
+            why = _computed(attr)
+            if why:
+                raise _Unkeyable(f"{cls.__qualname__}.{name} is {why}")
 
 
 def _bprop_reads(cell: nn.Cell) -> bool | frozenset[str]:
@@ -507,14 +570,33 @@ def _layout(reads: ClassReads, state: dict[str, Any]) -> tuple[tuple[str, int, b
     return found
 
 
+_NO_PARAMETERS = (
+    "it has no Parameters: MindSpore's cell reuse gives Parameter-free instances called with "
+    "different Python values another gradient in some runs (measured)"
+)
+
+
+def _has_defaults(cls: type) -> bool:
+    construct = _plain_function(_class_attr(cls, "construct"))
+    return construct is None or bool(construct.__defaults__ or construct.__kwdefaults__)
+
+
 def _compute(cell: nn.Cell) -> str:
     cls = type(cell)
     state = cell.__dict__
     reads = class_reads(cls)
     if "construct" in state or "bprop" in state:
         raise _Unkeyable("its construct or bprop was replaced on the instance")
+    _check_lookups(cls)
     if reads.construct_attr is not None and not reads.construct_plain:
         raise _Unkeyable("its construct is not a Python function")
+    if next(iter(cell.get_parameters()), None) is None:
+        raise _Unkeyable(_NO_PARAMETERS)
+    if reads.construct_attr is None and _has_defaults(cls):
+        raise _Unkeyable(
+            "its construct has defaults and no bprop: MindSpore's reuse mixes up calls that give "
+            "and omit a default"
+        )
     fp = _Fingerprint()
     fp.seen[id(cell)] = 0
     parts: list[Any] = [("class", _serial(cls))]
@@ -597,6 +679,9 @@ class _ReuseKey:
             # graph shared in an earlier one was served with stale results (measured in the test
             # suite): there, every instance compiles on its own.
             raise AttributeError("cell_init_args")
+        if obj._kwcell_plan() is not None:
+            # A cell with a bprop: its shared cell carries the key (see KwCellShared).
+            raise AttributeError("cell_init_args")
         key, _ = key_of(obj)
         if key is None:
             raise AttributeError("cell_init_args")
@@ -609,6 +694,137 @@ class _ReuseKey:
             )
             raise TypeError(msg)
         object.__setattr__(obj, "_cell_init_args", value)
+
+
+# ---------------------------------------------------------------- the shared cell
+
+# owner -> its shared cell (as _corecell.CORES keeps cores: outside the owner's ``__dict__``).
+_SHARED: dict[weakref.ref[Any], nn.Cell] = {}
+_SHARED_CLASSES: dict[int, type] = {}
+_SHARED_TEMPLATE = '''\
+def construct(self, {params}):
+    """kwcell shared cell of a compile_once class: reached positionally with every argument
+    by the instance's dispatcher; calls the instance's core."""
+    return self._kwcell_real({params})
+'''
+
+
+def _drop_shared(key: weakref.ref[Any]) -> None:
+    _SHARED.pop(key, None)
+
+
+class _SharedOwnerKey:
+    """``cell_init_args`` of a shared cell: its owner's key, found when the owner's dispatcher
+    reached it (``_SharedEntry``), in the same parse."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        key = obj.__dict__.get("_kwcell_key")
+        if key is None:
+            raise AttributeError("cell_init_args")
+        return key
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        object.__setattr__(obj, "_cell_init_args", value)
+
+
+class _RealCore:
+    """``_kwcell_real`` of a shared cell: its owner's core."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        from ._corecell import attach_core, core_of
+
+        cell = obj._kwcell_owner
+        core = core_of(cell)
+        return core if core is not None else attach_core(cell)
+
+
+class KwCellShared(nn.Cell):
+    """The cell the instances of a compile-once class share (see the module docstring)."""
+
+    cell_init_args = _SharedOwnerKey()
+    no_inline = False
+    _kwcell_real = _RealCore()
+
+    @property
+    def _kwcell_owner(self) -> nn.Cell:
+        ref = self.__dict__.get("_kwcell_owner_ref")
+        owner: nn.Cell | None = ref() if ref is not None else None
+        if owner is None:
+            raise AttributeError("_kwcell_owner")
+        return owner
+
+    def parameters_and_names(self, *args: Any, **kwargs: Any) -> Any:
+        # What MindSpore's reuse turns into inputs of the reused graph, matched by position
+        # between instances: the owner's Parameters, which the graph reads.
+        return self._kwcell_owner.parameters_and_names(*args, **kwargs)
+
+    def construct(self, *args: Any) -> Any:  # replaced per signature (_shared_class)
+        msg = "kwcell: a shared cell was called without its plan"
+        raise RuntimeError(msg)
+
+
+def _shared_class(inputs: int) -> type:
+    """A shared cell class whose construct takes ``inputs`` positional inputs (construct's,
+    then the Parameters ``internal_params`` lists)."""
+    from ._codegen import Unit, compile_units
+
+    found = _SHARED_CLASSES.get(inputs)
+    if found is None:
+        params = ", ".join(f"_kwcell_in{i}" for i in range(inputs))
+        label = f"shared{inputs}"
+        fns = compile_units(
+            kind="shared cell",
+            label=label,
+            header=f"Generated by kwcell: a compile_once shared cell ({inputs} inputs). Do not edit.",
+            units=[Unit("shared", _SHARED_TEMPLATE.format(params=params), {"__name__": __name__})],
+        )
+        found = type(
+            "_KwCellShared",
+            (KwCellShared,),
+            {
+                "construct": fns["shared"]["construct"],
+                "__module__": __name__,
+                "__qualname__": "_KwCellShared",
+            },
+        )
+        _SHARED_CLASSES[inputs] = found
+    return found
+
+
+class _SharedEntry:
+    """``_kwcell_core`` of a compile-once class: what its dispatcher calls. In a GRAPH_MODE
+    compile, an instance that has a key gets its shared cell (which carries the key and calls
+    the core); otherwise, and in PYNATIVE, its core, as without ``compile_once``."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        from ._corecell import CORES, attach_core, ref
+
+        core = CORES.get(ref(obj))
+        if core is None:
+            core = attach_core(obj)
+        if not getattr(type(obj), FLAG, False) or context._get_mode() != context.GRAPH_MODE:
+            return core
+        key, _ = key_of(obj)
+        info = obj._kwcell_running_info()
+        if key is None or info is None:
+            return core
+        inputs = len(info.spec.names) + len(obj.__dict__.get("_kwcell_weights", ()))
+        cls = _shared_class(inputs)
+        shared = _SHARED.get(ref(obj))
+        if shared is None:
+            shared = cls()
+            object.__setattr__(shared, "_kwcell_owner_ref", weakref.ref(obj))
+            _SHARED[ref(obj, _drop_shared)] = shared
+        elif type(shared) is not cls:
+            shared.__class__ = cls
+        shared.__dict__["_kwcell_key"] = key
+        return shared
 
 
 class _Absent:
@@ -641,6 +857,7 @@ def configure(cls: type, compile_once: Any) -> None:
     if compile_once:
         type.__setattr__(cls, "cell_init_args", _ReuseKey())
         type.__setattr__(cls, "no_inline", False)
+        type.__setattr__(cls, "_kwcell_core", _SharedEntry())
     elif any(getattr(base, FLAG, False) for base in cls.__mro__[1:]):
         type.__setattr__(cls, "cell_init_args", nn.Cell.__dict__["cell_init_args"])
         type.__setattr__(cls, "no_inline", _Absent("no_inline"))

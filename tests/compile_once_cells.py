@@ -6,6 +6,7 @@ instance): the oracle the tests compare with.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,12 +72,14 @@ class GainActOff(GainAct, compile_once=False):
 
 
 class Helped(KwCell, compile_once=True):
-    """construct reads its attribute through a method and a property."""
+    """construct reads its attribute through a method and a property (and a frozen Parameter:
+    instances without one never share a graph)."""
 
     def __init__(self, s: float = 1.0) -> None:
         super().__init__()
         self.s = s
         self.offset = 0.5
+        self.bias = Parameter(_const(0.0, (WIDTH,)), requires_grad=False)
 
     @property
     def scale(self) -> Any:
@@ -86,7 +89,7 @@ class Helped(KwCell, compile_once=True):
         return x + self.offset
 
     def construct(self, x, alpha=1.0):  # type: ignore[no-untyped-def]
-        return self.shift(ops.sin(alpha * self.scale * x))
+        return self.shift(ops.sin(alpha * self.scale * x)) + self.bias
 
     def bprop(self, x, alpha=1.0, *, out, dout):  # type: ignore[no-untyped-def]
         return {"x": dout * alpha * self.scale * ops.cos(alpha * self.scale * x)}
@@ -121,12 +124,14 @@ class Dynamic(KwCell, compile_once=True):
         super().__init__()
         self.s = s
         self.name = "s"
+        self.bias = Parameter(_const(0.0, (WIDTH,)), requires_grad=False)
 
     def construct(self, x, alpha=1.0):  # type: ignore[no-untyped-def]
-        return ops.tanh(alpha * getattr(self, "s") * x)  # noqa: B009 - on purpose
+        return ops.tanh(alpha * getattr(self, "s") * x) + self.bias  # noqa: B009 - on purpose
 
     def bprop(self, x, alpha=1.0, *, out, dout):  # type: ignore[no-untyped-def]
-        return {"x": dout * alpha * self.s * (1 - out * out)}
+        t = ops.tanh(alpha * self.s * x)
+        return {"x": dout * alpha * self.s * (1 - t * t)}
 
 
 class DynamicOff(Dynamic, compile_once=False):
@@ -145,9 +150,10 @@ class Unkeyable(KwCell, compile_once=True):
     def __init__(self) -> None:
         super().__init__()
         self.config = Opaque()
+        self.bias = Parameter(_const(0.0, (WIDTH,)), requires_grad=False)
 
     def construct(self, x, alpha=1.0):  # type: ignore[no-untyped-def]
-        return ops.tanh(alpha * x) * self.config.factor
+        return ops.tanh(alpha * x) * self.config.factor + self.bias
 
     def bprop(self, x, alpha=1.0, *, out, dout):  # type: ignore[no-untyped-def]
         return {"x": dout * alpha * self.config.factor * (1 - ops.tanh(alpha * x) ** 2)}
@@ -203,3 +209,95 @@ class PlainOff(Plain, compile_once=False):
 
 
 OFF[Plain] = PlainOff
+
+
+class TwoValues(nn.Cell):
+    """Two cells called with other values for alpha, by position and by keyword."""
+
+    def __init__(self, cells: Sequence[nn.Cell]) -> None:
+        super().__init__()
+        self.layers = nn.CellList(cells)
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        y = self.layers[0](x, 0.5)
+        z = self.layers[1](y, alpha=0.25)
+        return (z * z).sum()
+
+
+class _Doubled:
+    """A user's descriptor: the value is computed when it is read."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self if obj is None else obj.s * 2.0
+
+
+class Computed(KwCell, compile_once=True):
+    """Reads its scale through a functools.cached_property."""
+
+    def __init__(self, s: float = 1.0) -> None:
+        super().__init__()
+        self.s = s
+        self.bias = Parameter(_const(0.0, (WIDTH,)), requires_grad=False)
+
+    @functools.cached_property
+    def scale(self) -> float:
+        return self.s * 2.0
+
+    def construct(self, x, alpha=1.0):  # type: ignore[no-untyped-def]
+        return self.scale * ops.sin(alpha * x) + self.bias
+
+    def bprop(self, x, alpha=1.0, *, out, dout):  # type: ignore[no-untyped-def]
+        return {"x": dout * self.scale * alpha * ops.cos(alpha * x)}
+
+
+class ComputedOff(Computed, compile_once=False):
+    pass
+
+
+class Described(Computed):
+    """The same scale through a descriptor of the user's."""
+
+    scale = _Doubled()  # type: ignore[assignment]
+
+
+class DescribedOff(Described, compile_once=False):
+    pass
+
+
+class Forwarded(Computed):
+    """The same scale through __getattr__."""
+
+    scale = None  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "factor":
+            return self.__dict__["s"] * 2.0
+        return super().__getattr__(name)
+
+    def construct(self, x, alpha=1.0):  # type: ignore[no-untyped-def]
+        return self.factor * ops.sin(alpha * x) + self.bias
+
+    def bprop(self, x, alpha=1.0, *, out, dout):  # type: ignore[no-untyped-def]
+        return {"x": dout * self.factor * alpha * ops.cos(alpha * x)}
+
+
+class ForwardedOff(Forwarded, compile_once=False):
+    pass
+
+
+class Holder(KwCell, compile_once=True):
+    """A sub-cell whose scale is computed (a cached_property of its class)."""
+
+    def __init__(self, s: float = 1.0) -> None:
+        super().__init__()
+        self.inner = ComputedOff(s)
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        return self.inner(x)
+
+
+class HolderOff(Holder, compile_once=False):
+    pass
+
+
+OFF.update({Computed: ComputedOff, Described: DescribedOff, Forwarded: ForwardedOff, Holder: HolderOff})

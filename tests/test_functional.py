@@ -177,8 +177,17 @@ def test_registering_returns_the_backward_unchanged() -> None:
     np.testing.assert_allclose(_np(kwcell.grad(double)(X)), [3.0, 3.0])
 
 
-def test_compile_once_is_accepted_and_changes_no_result(mode: str) -> None:
-    @kwcell.custom_bprop(compile_once=True)
+def test_compile_once_is_refused_until_it_is_safe() -> None:
+    """One cell per function: MindSpore's reuse would give every call site one call's values."""
+    message = r"kwcell.custom_bprop: compile_once=True is not supported: a custom_bprop function has one cell"
+    with pytest.raises(KwCellDefinitionError, match=message):
+        kwcell.custom_bprop(compile_once=True)
+    with pytest.raises(
+        TypeError, match=r"kwcell.custom_bprop: compile_once must be True or False, got 'yes'"
+    ):
+        kwcell.custom_bprop(compile_once="yes")  # type: ignore[call-overload]
+
+    @kwcell.custom_bprop(compile_once=False)
     def triple(x: Tensor, k: float = 3.0) -> Tensor:
         return k * x
 
@@ -191,10 +200,6 @@ def test_compile_once_is_accepted_and_changes_no_result(mode: str) -> None:
             return triple(x) + triple(x, k=1.0)
 
     np.testing.assert_allclose(_np(ms.grad(Twice())(X)), [40.0, 40.0])
-    with pytest.raises(
-        TypeError, match=r"kwcell.custom_bprop: compile_once must be True or False, got 'yes'"
-    ):
-        kwcell.custom_bprop(compile_once="yes")  # type: ignore[call-overload]
 
 
 def test_explain_shows_the_mapping_and_the_generated_source() -> None:
