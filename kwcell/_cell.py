@@ -328,7 +328,7 @@ def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> tuple[tuple[t
             for i, w in enumerate(weights):
                 if p is w:
                     paths[i].append("self." + (f"{prefix}.{name}" if prefix else name))
-    return tuple((tuple(p), w.dtype) for p, w in zip(paths, weights, strict=True))
+    return tuple((tuple(p), w.dtype, tuple(w.shape)) for p, w in zip(paths, weights, strict=True))
 
 
 def _prebind(cell: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

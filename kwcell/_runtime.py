@@ -36,6 +36,7 @@ __all__ = ["graph_zero", "in_graph", "normalize", "normalize_pynative", "zero"]
 # a generated bprop breaks GRAPH_MODE compilation when the cell's construct calls
 # ``ops.zeros_like`` too ("The func graph is empty ... zeros_like"); the primitive does not.
 _ZEROS_LIKE = ops.ZerosLike()
+_ZEROS = ops.Zeros()
 
 # The zero placeholder of the bprop rewritten for the graph compiler (a literal return that
 # leaves inputs out): the same values as :func:`zero` in a graph, dispatched on the input's
@@ -314,15 +315,15 @@ def _weight_part(
         for key in grads:
             if _weight_of(key, weights, weight_keys) == i:
                 grad = grads[key]
-        result = result + (_weight_grad(grad, weights[i], weight_keys[i][1]),)  # noqa: RUF005 - graph-parsed
+        result = result + (_weight_grad(grad, weights[i], weight_keys[i][1], weight_keys[i][2]),)  # noqa: RUF005 - graph-parsed
     return result
 
 
-def _weight_grad(grad: Any, weight: Any, dtype: Any) -> Any:
+def _weight_grad(grad: Any, weight: Any, dtype: Any, shape: Any) -> Any:
     """A weight's gradient in its Parameter's ``dtype`` (a cell run in fp16 computes its
     gradients in fp16, and a graph refuses to sum a Parameter's gradients of mixed dtypes)."""
     if grad is None:
-        return None if weight is None else F.cast(_ZEROS_LIKE(weight), dtype)
+        return None if weight is None else _ZEROS(shape, dtype)
     if isinstance(grad, Tensor) and grad.dtype != dtype:
         return F.cast(grad, dtype)
     return grad
