@@ -491,7 +491,9 @@ def _signature(fn: cst.FunctionDef) -> Signature:
 _UNKNOWN = "unknown"
 
 
-def _method(info: _Class, name: str, seen: set[int] | None = None) -> tuple[cst.FunctionDef, _Class] | str | None:
+def _method(
+    info: _Class, name: str, seen: set[int] | None = None
+) -> tuple[cst.FunctionDef, _Class] | str | None:
     """The def of ``name`` that ``info``'s instances run and the class holding it (through the
     bases of this file, in order); ``_UNKNOWN`` when it comes from elsewhere (an assignment, a
     base of another module); ``None`` when no class of the file defines it."""
@@ -523,7 +525,9 @@ def _verdict(info: _Class, module: str | None) -> tuple[str, str] | str | None:
     bsig = _signature(bprop_def)
     classic = bsig.var_positional is not None and not bsig.params and bsig.var_keyword is None
     inherited = bprop_owner.qualname if bprop_owner is not info and construct_owner is info else ""
-    spec = CellSpec(module or "", info.qualname, _signature(construct_def), BpropSpec(bsig, classic), inherited)
+    spec = CellSpec(
+        module or "", info.qualname, _signature(construct_def), BpropSpec(bsig, classic), inherited
+    )
     return switch_problem(spec)
 
 
@@ -567,7 +571,8 @@ def _plan(classes: Sequence[_Class], needed: frozenset[str], module: str | None 
     problems = [
         Note(c.line, c.qualname, _unsafe_message(*unsafe[id(c)]))
         for c in classes
-        if id(c) in unsafe and any(a.cell_bases or a.imported_bases or a.library_cell for a in (c, *_ancestors(c)))
+        if id(c) in unsafe
+        and any(a.cell_bases or a.imported_bases or a.library_cell for a in (c, *_ancestors(c)))
     ]
     notes: list[Note] = []
     for info in classes:  # source order: a base is defined before its subclasses
@@ -880,26 +885,90 @@ def migrate_file(path: str, needed: Iterable[str] = ()) -> FileMigration:
 Outcome = FileMigration | SyntaxError | UnicodeError | LookupError
 
 
+def _untouched(data: bytes) -> FileMigration | None:
+    """A file that never mentions bprop has no bprop cell: nothing to parse, unless a class
+    of another file derives from one of its classes (:func:`migrate_paths` parses it then)."""
+    if b"bprop" in data:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeError:
+        return None  # a coding: cookie, or not text: the parser says which
+    return FileMigration(text, text, "utf-8", (), ())
+
+
+def _modules_of(paths: Sequence[str]) -> dict[str, str]:
+    """Dotted module name -> path, for the files of the run."""
+    found: dict[str, str] = {}
+    for path in paths:
+        name, _ = module_name(path)
+        if name:
+            found.setdefault(name, path)
+    return found
+
+
 def migrate_paths(paths: Sequence[str]) -> list[tuple[str, Outcome]]:
     """:func:`migrate_file` on each file, seeing across them: a bprop cell whose base is
     imported from another of the files gets that base switched there. Files that cannot be
-    read or parsed give the exception instead. Writes nothing."""
+    read or parsed give the exception instead. Writes nothing.
+
+    A file whose text never mentions ``bprop`` is parsed only when a class of another file
+    needs one of its classes as a base (libcst's name resolution is most of the cost)."""
+    results: dict[str, Outcome] = {}
+    parsed: dict[str, frozenset[str]] = {}  # path -> the needed names it was migrated with
+    deferred: dict[str, bytes] = {}  # not parsed yet: no bprop in the text
+    modules = _modules_of(paths)
+
+    def run(path: str, needed: frozenset[str], data: bytes | None = None) -> None:
+        try:
+            if data is None:
+                results[path] = migrate_file(path, needed)
+            else:
+                module, is_package = module_name(path)
+                results[path] = migrate_source(data, module or None, is_package=is_package, needed=needed)
+        except (SyntaxError, UnicodeError, LookupError) as exc:
+            results[path] = exc
+        parsed[path] = needed
+
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            results[path] = UnicodeError(str(exc))
+            continue
+        untouched = _untouched(data)
+        if untouched is None:
+            run(path, frozenset(), data)
+        else:
+            results[path] = untouched
+            deferred[path] = data
+
     needed: set[str] = set()
     while True:
-        results: list[tuple[str, Outcome]] = []
-        for path in paths:
-            try:
-                results.append((path, migrate_file(path, needed)))
-            except (SyntaxError, UnicodeError, LookupError) as exc:
-                results.append((path, exc))
-        done = [r for _, r in results if isinstance(r, FileMigration)]
+        done = [r for r in results.values() if isinstance(r, FileMigration)]
+        wants = {w.base for r in done for w in r.wants}
+        # parse the files that define (or may define) a wanted base
+        for base in sorted(wants):
+            parts = base.split(".")
+            for i in range(len(parts) - 1, 0, -1):
+                path = modules.get(".".join(parts[:i]))
+                if path is not None and path in deferred:
+                    run(path, frozenset(needed), deferred.pop(path))
+        done = [r for r in results.values() if isinstance(r, FileMigration)]
         defined = frozenset().union(*(r.defines for r in done))
         wanted = {w.base for r in done for w in r.wants if w.base in defined}
         if wanted <= needed:
             break
         needed |= wanted
+        for path, before in list(parsed.items()):
+            module, _ = module_name(path)
+            mine = frozenset(n for n in needed if module and n.startswith(f"{module}."))
+            if mine != frozenset(n for n in before if module and n.startswith(f"{module}.")):
+                run(path, frozenset(needed))
     out: list[tuple[str, Outcome]] = []
-    for path, result in results:
+    for path in paths:
+        result = results[path]
         if isinstance(result, FileMigration):
             notes = [*result.notes, *(_outside(w) for w in result.wants if w.base not in defined)]
             result = dataclasses.replace(result, notes=tuple(sorted(notes, key=lambda n: n.line)))

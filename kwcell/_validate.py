@@ -6,7 +6,14 @@ import keyword
 from collections.abc import Sequence
 from typing import Any
 
-from ._errors import GRAPH, PYNATIVE, GradientCountError, KwCellDefinitionError, MindSporeError, definition_code
+from ._errors import (
+    GRAPH,
+    PYNATIVE,
+    GradientCountError,
+    KwCellDefinitionError,
+    MindSporeError,
+    definition_code,
+)
 from ._spec import KEYWORD_ONLY, CellSpec, Signature, format_params, safe_repr
 
 __all__ = [
