@@ -41,17 +41,30 @@ suggests the ``KwCell`` form):
   bprop receives construct's inputs by position, so that name gets another input. (Other
   names, such as ``_`` or ``grad_output``, are MindSpore's positional form and fine.)
 - ``KW104`` bprop takes a different number of positional parameters than construct's inputs
-  plus ``out`` and ``dout``.
+  plus ``out`` and ``dout`` (also for a KwCell whose bprop is MindSpore's positional form with
+  names of its own, such as ``bprop(self, x, out, grad_output)``).
+- ``KW105`` a call, in the checked files, of such a cell with keyword arguments or without a
+  defaulted input (``self.act(x, scale=s)`` where ``__init__`` set ``self.act = Act()``, or a
+  temporary ``Act()(x)``): bprop receives the inputs in call order, and a graph fails to
+  compile the gradient of a call that leaves defaults out.
 
 Other:
 
-- ``KW901`` the module could not be imported (the line is where the error was raised).
+- ``KW901`` the module could not be imported (the line is where the error was raised: the
+  innermost line in the checked files).
+
+Only the cells defined in the files and modules given are reported (a module's imports run,
+but their cells are not counted). Under a directory, files whose text never mentions
+``bprop`` or ``KwCell`` are not imported; ``--exclude GLOB`` leaves out more (scripts that run
+when imported).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
+import importlib.util
 import inspect
 import os
 import pkgutil
@@ -60,38 +73,27 @@ import sys
 import traceback
 import types
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from mindspore import nn
 
 from . import _decorate
+from ._callsites import call_sites
 from ._decorate import has_kwcell_behaviour
-from ._errors import KwCellDefinitionError, KwCellWarning
+from ._errors import KwCellDefinitionError, KwCellWarning, definition_code
+from ._files import may_have_cells, python_files
 from ._functional import collecting, function_info
 from ._lookup import BpropSlot
 from ._meta import KwCellMeta
 from ._source import tuple_returns
-from ._spec import KEYWORD_ONLY, BpropSpec, CellSpec, format_params, signature_of
-from ._validate import check_returned_literal, expected_bprop, position_conflicts
+from ._spec import BpropSpec, CellSpec, signature_of
+from ._validate import check_returned_literal, expected_bprop, plain_problems
 
-__all__ = ["MissingTargetError", "Problem", "check"]
+__all__ = ["MissingTargetError", "Problem", "Report", "check"]
 
 _T = TypeVar("_T")
-
-# First matching fragment of a KwCellDefinitionError message -> code.
-_DEFINITION_CODES = (
-    ("returns ", "KW007"),
-    ("is not a parameter of", "KW001"),
-    ("is missing from bprop", "KW002"),
-    ("missing parameter 'out'", "KW003"),
-    ("missing parameter 'dout'", "KW003"),
-    ("has default", "KW004"),
-    ("cannot be used with a bprop", "KW005"),
-    ("clashes with bprop's", "KW006"),
-    ("uses a name kwcell reserves", "KW006"),
-)
 
 
 class MissingTargetError(LookupError):
@@ -125,13 +127,6 @@ def _display(path: str) -> str:
     """``path`` relative to the working directory when it is under it."""
     rel = os.path.relpath(os.path.abspath(path))
     return path if rel.startswith(os.pardir) else rel
-
-
-def _definition_code(message: str) -> str:
-    for fragment, code in _DEFINITION_CODES:
-        if fragment in message:
-            return code
-    return "KW008"
 
 
 def _class_site(cls: type) -> tuple[str, int] | None:
@@ -176,7 +171,7 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
 
         def report(message: str) -> None:
             file, line = where()
-            found.append(Problem(_display(file), line, _definition_code(message), message, label))
+            found.append(Problem(_display(file), line, definition_code(message), message, label))
 
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -237,7 +232,7 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
 
     def function_problem(label: str, code: types.CodeType, message: str, warning: bool) -> None:
         # at the function's first line: the @scaled.bprop (or @kwcell.custom_bprop) line
-        problem_code = _definition_code(message)
+        problem_code = definition_code(message)
         found.append(Problem(_display(code.co_filename), code.co_firstlineno, problem_code, message, label))
 
     KwCellMeta.__new__ = staticmethod(lenient)  # type: ignore[method-assign]
@@ -250,77 +245,195 @@ def _collect_definition_errors(found: list[Problem]) -> Iterator[None]:
         _decorate._setup = saved_setup
 
 
-def _module_name(path: str) -> tuple[str, str]:
-    """``(sys.path entry, dotted name)`` for the ``.py`` file ``path``, honouring packages."""
+def _is_package(directory: str) -> bool:
+    return os.path.isfile(os.path.join(directory, "__init__.py"))
+
+
+def _resolve(path: str, start: str | None = None) -> tuple[str | None, str]:
+    """``(sys.path entry, dotted name)`` of the ``.py`` file ``path`` under the checked
+    directory ``start`` (default: the file's own): its real package, as Python imports it.
+
+    Directories under ``start`` without an ``__init__.py`` are namespace packages when a
+    package contains them (``mindone/comfyui/comfy/sd.py``, where only ``mindone`` has an
+    ``__init__.py``, is ``mindone.comfyui.comfy.sd``). From ``start`` up, the walk goes on
+    while a directory is a package, or a namespace directory right inside one, and stops at a
+    ``sys.path`` entry. ``(None, stem)`` for a file in no package: it is loaded by path.
+    """
     path = os.path.abspath(path)
     directory, filename = os.path.split(path)
-    parts = [] if filename == "__init__.py" else [os.path.splitext(filename)[0]]
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
-        directory, package = os.path.split(directory)
-        parts.insert(0, package)
-    return directory, ".".join(parts)
+    stem = os.path.splitext(filename)[0]
+    start = os.path.abspath(start) if start is not None else directory
+    stops = {os.path.abspath(entry or os.curdir) for entry in sys.path}
+    chain: list[str] = []
+    top = 0  # how many directories of the chain the module's package spans
+    while directory not in stops and os.path.basename(directory).isidentifier():
+        inside = directory != start and directory.startswith(start + os.sep)
+        parent = os.path.dirname(directory)
+        if not inside and not _is_package(directory) and not _is_package(parent):
+            break
+        chain.append(os.path.basename(directory))
+        if _is_package(directory):
+            top = len(chain)
+        if parent == directory:
+            break
+        directory = parent
+    if top == 0:
+        return None, stem
+    root = os.path.abspath(os.path.join(os.path.dirname(path), *[os.pardir] * top))
+    parts = list(reversed(chain[:top]))
+    if filename != "__init__.py":
+        parts.append(stem)
+    return root, ".".join(parts)
 
 
-def _files(directory: str) -> list[str]:
-    found: list[str] = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
-        found += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
-    return found
-
-
-def _error_line(exc: BaseException, filename: str | None) -> tuple[str, int]:
-    """The deepest traceback entry in ``filename`` (or the deepest one at all)."""
-    frames = traceback.extract_tb(exc.__traceback__)
+def _error_line(exc: BaseException, trees: Sequence[str], filename: str | None) -> tuple[str, int]:
+    """Where ``exc`` was raised: the innermost traceback entry in the checked tree (the files
+    under ``trees``), else in ``filename``, else ``filename``'s first line."""
     if isinstance(exc, SyntaxError) and exc.filename:
         return exc.filename, exc.lineno or 1
+    frames = traceback.extract_tb(exc.__traceback__)
     for fs in reversed(frames):
-        if filename is None or os.path.abspath(fs.filename) == os.path.abspath(filename):
+        where = os.path.abspath(fs.filename)
+        if any(where == tree or where.startswith(tree + os.sep) for tree in trees):
+            return fs.filename, fs.lineno or 1
+    for fs in reversed(frames):
+        if filename is not None and os.path.abspath(fs.filename) == os.path.abspath(filename):
             return fs.filename, fs.lineno or 1
     return filename or (frames[-1].filename if frames else "?"), 1
 
 
-def _import(name: str, filename: str | None, problems: list[Problem]) -> types.ModuleType | None:
-    try:
-        return importlib.import_module(name)
-    except Exception as exc:  # noqa: BLE001 - a broken module is a finding, not the end of the check
-        missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
-        if filename is None and missing is not None and (name == missing or name.startswith(f"{missing}.")):
-            msg = f"{name}: no such file, directory or module"
-            raise MissingTargetError(msg) from None
-        file, line = _error_line(exc, filename)
+class _Loader:
+    """Imports the targets, each file as the module it is, and records what it asked for."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        self.modules: dict[str, types.ModuleType] = {}
+        self.scope: set[str] = set()  # absolute paths of the files asked for
+        self.trees: list[str] = []  # directories of the checked tree (for KW901's line)
+        self.aliases: dict[str, str] = {}  # the unique name of a file loaded by path -> its stem
+        self.skipped = 0
+        self.unimported: set[str] = set()  # files of the targets left out by the prefilter
+
+    def _failed(self, name: str, exc: BaseException, filename: str | None) -> None:
+        file, line = _error_line(exc, self.trees, filename)
         message = f"cannot import {name}: {type(exc).__name__}: {exc}".splitlines()[0]
-        code = _definition_code(str(exc)) if isinstance(exc, KwCellDefinitionError) else "KW901"
-        problems.append(Problem(_display(file), line, code, message, name))
-        return None
+        code = definition_code(str(exc)) if isinstance(exc, KwCellDefinitionError) else "KW901"
+        self.problems.append(Problem(_display(file), line, code, message, name))
 
+    def _add(self, module: types.ModuleType) -> None:
+        self.modules.setdefault(module.__name__, module)
+        file = getattr(module, "__file__", None)
+        if file:
+            self.scope.add(os.path.abspath(file))
 
-def _load(targets: Sequence[str], problems: list[Problem]) -> list[types.ModuleType]:
-    modules: list[types.ModuleType] = []
-    for target in targets:
-        if not os.path.exists(target) and (os.sep in target or "/" in target or target.endswith(".py")):
-            msg = f"{target}: no such file or directory"
-            raise MissingTargetError(msg)
-        if os.path.exists(target):
-            files = _files(target) if os.path.isdir(target) else [target]
-            for file in files:
-                root, name = _module_name(file)
-                if root not in sys.path:
-                    sys.path.insert(0, root)
-                module = _import(name, file, problems)
-                if module is not None:
-                    modules.append(module)
-            continue
-        module = _import(target, None, problems)
+    def file(self, path: str, start: str | None = None) -> None:
+        root, name = _resolve(path, start)
+        if root is None:
+            self._by_path(path, name)
+            return
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        try:
+            module = importlib.import_module(name)
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken module is a finding, not the end of the check
+            self._failed(name, exc, path)
+            return
+        found = getattr(module, "__file__", None)
+        if found is None or not os.path.samefile(found, path):
+            where = found or "a namespace package"
+            message = (
+                f"cannot import {name} from {_display(path)}: that name is already the module at "
+                f"{_display(where)} (first on sys.path, or imported before); check one of them at a time"
+            )
+            self.problems.append(Problem(_display(path), 1, "KW901", message, name))
+            return
+        self._add(module)
+
+    def _by_path(self, path: str, stem: str) -> None:
+        """A file in no package, loaded from its path: under its own name only when that name
+        imports nothing else (a ``string.py`` must not be the standard library's ``string``)."""
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in sys.path:
+            sys.path.append(directory)  # for its sibling imports, behind everything else
+        name = stem
+        try:
+            other = importlib.util.find_spec(stem) if stem.isidentifier() else None
+        except (ImportError, ValueError):
+            other = None
+        if (
+            not stem.isidentifier()
+            or stem in sys.modules
+            or (other is not None and (other.origin is None or not os.path.samefile(other.origin, path)))
+        ):
+            name = f"_kwcell_checked_{len(self.aliases)}_{stem if stem.isidentifier() else 'module'}"
+            self.aliases[name] = stem
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken module is a finding
+            del sys.modules[name]
+            self._failed(stem, exc, path)
+            return
+        self._add(module)
+
+    def dotted(self, target: str) -> None:
+        try:
+            spec = importlib.util.find_spec(target.split(".")[0])
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None:
+            locations = list(spec.submodule_search_locations or [])
+            self.trees += [os.path.abspath(p) for p in locations] or (
+                [os.path.dirname(os.path.abspath(spec.origin))] if spec.origin else []
+            )
+        module = self._dotted(target)
         if module is None:
-            continue
-        modules.append(module)
+            return
         for sub in pkgutil.walk_packages(getattr(module, "__path__", []), prefix=f"{target}."):
-            submodule = _import(sub.name, None, problems)
-            if submodule is not None:
-                modules.append(submodule)
-    unique: dict[str, types.ModuleType] = {m.__name__: m for m in modules}
-    return list(unique.values())
+            self._dotted(sub.name, sub=True)
+
+    def _dotted(self, name: str, *, sub: bool = False) -> types.ModuleType | None:
+        try:
+            module = importlib.import_module(name)
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken module is a finding, not the end of the check
+            missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+            if not sub and missing is not None and (name == missing or name.startswith(f"{missing}.")):
+                msg = f"{name}: no such file, directory or module"
+                raise MissingTargetError(msg) from None
+            self._failed(name, exc, None)
+            return None
+        self._add(module)
+        return module
+
+    def load(self, targets: Sequence[str], excludes: Sequence[str]) -> None:
+        files: list[tuple[str, str | None]] = []
+        dotted: list[str] = []
+        for target in targets:
+            if not os.path.exists(target) and (os.sep in target or "/" in target or target.endswith(".py")):
+                msg = f"{target}: no such file or directory"
+                raise MissingTargetError(msg)
+            if not os.path.exists(target):
+                dotted.append(target)
+                continue
+            if os.path.isdir(target):
+                self.trees.append(os.path.abspath(target))
+                for file in python_files(target, excludes):
+                    if may_have_cells(file):
+                        files.append((file, target))
+                    else:
+                        self.skipped += 1
+                        self.unimported.add(os.path.abspath(file))
+            else:
+                root, _ = _resolve(target)
+                self.trees.append(root or os.path.dirname(os.path.abspath(target)))
+                files.append((target, None))
+        for file, start in files:
+            self.file(file, start)
+        for target in dotted:
+            self.dotted(target)
 
 
 def _classes(namespace: dict[str, Any], module: str, seen: set[int]) -> Iterator[type]:
@@ -344,58 +457,28 @@ def _class_line(cls: type) -> int:
 
 
 def _plain_problems(cls: type, file: str) -> list[Problem]:
-    """The hazards of a plain ``nn.Cell`` with a bprop."""
+    """The hazards of a plain ``nn.Cell`` with a bprop (the rules of :func:`plain_problems`)."""
     construct_fn = cls.construct  # type: ignore[attr-defined]
     bprop_fn = cls.bprop  # type: ignore[attr-defined]
     construct = signature_of(construct_fn)
     bprop = signature_of(bprop_fn)
     label = f"{cls.__module__}.{cls.__qualname__}"
-    name = cls.__qualname__
     class_line = _class_line(cls)
     c_line = _line(construct_fn, class_line)
     b_line = _line(bprop_fn, class_line)
+    spec = CellSpec(cls.__module__, cls.__qualname__, construct, BpropSpec(bprop, False))
     if construct.var_positional or construct.var_keyword:
         return []  # bprop(self, *args) territory: nothing to match by name
     fix = (
-        f"; derive {name} from kwcell.KwCell, which matches bprop to construct by name, "
+        f"; derive {cls.__qualname__} from kwcell.KwCell, which matches bprop to construct by name, "
         f"e.g. {expected_bprop(construct)}"
     )
-    where = f"construct(self, {format_params(construct.params)})"
-    found: list[Problem] = []
-    defaults = [p.name for p in construct.params if p.has_default and p.kind is not KEYWORD_ONLY]
-    if defaults:
-        names = ", ".join(f"'{n}'" for n in defaults)
-        message = (
-            f"{name}.construct: parameter(s) {names} have defaults and the cell has a bprop: a call "
-            "that omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in call order"
-        )
-        found.append(Problem(file, c_line, "KW101", message + fix, label))
-    keyword_only = [p.name for p in construct.params if p.kind is KEYWORD_ONLY]
-    if keyword_only:
-        names = ", ".join(f"'{n}'" for n in keyword_only)
-        message = (
-            f"{name}.construct: keyword-only parameter(s) {names} with a bprop: MindSpore passes "
-            "bprop its inputs by position, so they are misbound or rejected"
-        )
-        found.append(Problem(file, c_line, "KW102", message + fix, label))
+    found = [
+        Problem(file, c_line if code in ("KW101", "KW102") else b_line, code, message + fix, label)
+        for code, message in plain_problems(spec)
+    ]
     if bprop.var_positional is not None and not bprop.params:
-        return found  # classic bprop(self, *args): receives whatever MindSpore passes
-    expected = [*construct.names, "out", "dout"]
-    positional = [p.name for p in bprop.params if p.kind is not KEYWORD_ONLY]
-    if len(positional) != len(expected) and bprop.var_positional is None:
-        message = (
-            f"{name}.bprop takes {len(positional)} positional parameter(s) "
-            f"({', '.join(positional)}) but MindSpore passes {len(expected)}: the inputs of {where}, "
-            "then out, dout"
-        )
-        found.append(Problem(file, b_line, "KW104", message + fix, label))
-    elif conflicts := position_conflicts(construct.names, positional):
-        pairs = ", ".join(f"'{b}' gets {e if e in ('out', 'dout') else repr(e)}" for b, e in conflicts)
-        message = (
-            f"{name}.bprop({', '.join(positional)}) receives construct's inputs by position, not by "
-            f"name: {pairs}"
-        )
-        found.append(Problem(file, b_line, "KW103", message + fix, label))
+        return found
     found += _plain_return_problems(cls, bprop_fn, construct, file, fix)
     return found
 
@@ -417,13 +500,41 @@ def _plain_return_problems(cls: type, bprop_fn: Any, construct: Any, file: str, 
     return found
 
 
-def check(targets: Sequence[str]) -> tuple[list[Problem], int, int]:
-    """Import ``targets`` and check their cells: ``(problems, cells checked, modules imported)``."""
+@dataclass(frozen=True)
+class Report:
+    """What :func:`check` found: the problems, the bprop cells checked, the modules imported,
+    and the files of a directory left unimported by the prefilter (no bprop in their text)."""
+
+    problems: list[Problem]
+    cells: int
+    modules: int
+    skipped: int = 0
+
+
+def _without_repeated_line(problem: Problem) -> Problem:
+    """``Net.bprop (line 53): ...`` reported at line 53 says the line once."""
+    repeated = f" (line {problem.line})"
+    if repeated in problem.message:
+        return dataclasses.replace(problem, message=problem.message.replace(repeated, "", 1))
+    return problem
+
+
+def check(targets: Sequence[str], excludes: Sequence[str] = ()) -> Report:
+    """Import ``targets`` and check the cells defined in them (not those of the modules they
+    import). Files under a directory target that match an ``excludes`` glob, or whose text
+    never mentions bprop or KwCell, are not imported."""
     problems: list[Problem] = []
+    loader = _Loader(problems)
     with _collect_definition_errors(problems):
-        modules = _load(targets, problems)
+        loader.load(targets, excludes)
+
+    def in_scope(problem: Problem) -> bool:
+        return problem.code == "KW901" or os.path.abspath(problem.file) in loader.scope
+
+    problems[:] = [p for p in problems if in_scope(p)]
     checked = {p.cls for p in problems if p.code != "KW901"}  # KwCells whose definition failed
-    for module in modules:
+    plain: list[type] = []
+    for module in loader.modules.values():
         for value in list(vars(module).values()):
             found = function_info(value)
             if found is not None and found.fn.__module__ == module.__name__:
@@ -437,6 +548,41 @@ def check(targets: Sequence[str]) -> tuple[list[Problem], int, int]:
                 checked.add(label)  # its class statement passed the definition checks
             elif callable(getattr(cls, "bprop", None)) and callable(getattr(cls, "construct", None)):
                 checked.add(label)
+                plain.append(cls)
                 problems.extend(_plain_problems(cls, file))
-    problems.sort(key=lambda p: (p.file, p.line, p.code))
-    return problems, len(checked), len(modules)
+    for site in call_sites(
+        sorted(loader.scope | loader.unimported), _callees(plain, loader.modules.values())
+    ):
+        problems.append(Problem(_display(site.file), site.line, "KW105", site.message, site.label))
+    renamed = [_without_repeated_line(_renamed(p, loader.aliases)) for p in problems]
+    renamed.sort(key=lambda p: (p.file, p.line, p.code))
+    return Report(renamed, len(checked), len(loader.modules), loader.skipped)
+
+
+def _is_plain_bprop_cell(value: Any) -> bool:
+    return (
+        isinstance(value, type)
+        and issubclass(value, nn.Cell)
+        and not has_kwcell_behaviour(value)
+        and callable(getattr(value, "bprop", None))
+        and callable(getattr(value, "construct", None))
+    )
+
+
+def _callees(plain: list[type], modules: Iterable[types.ModuleType]) -> list[type]:
+    """The plain bprop cells the checked modules can call: their own, the ones they import,
+    and those of the modules they import (``from . import layers``; ``layers.Ste``)."""
+    found = dict.fromkeys(plain)
+    for module in modules:
+        for value in list(vars(module).values()):
+            inner = list(vars(value).values()) if isinstance(value, types.ModuleType) else [value]
+            found.update(dict.fromkeys(v for v in inner if _is_plain_bprop_cell(v)))
+    return list(found)
+
+
+def _renamed(problem: Problem, aliases: dict[str, str]) -> Problem:
+    """A file loaded by path under a unique name is reported under its own stem."""
+    for unique, stem in aliases.items():
+        if problem.cls == unique or problem.cls.startswith(f"{unique}."):
+            return dataclasses.replace(problem, cls=stem + problem.cls[len(unique) :])
+    return problem

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from typing import NoReturn
 
@@ -62,6 +63,12 @@ A base from another module that has a metaclass of its own is not seen: if a rew
 fails to import with "metaclass conflict", put that class's nn.Cell base back and decorate it
 with @kwcell.keyword_bprop. Run your import sorter afterwards if it has an opinion on where
 the new import goes."""
+
+
+_EXCLUDE_HELP = (
+    "skip the files and directories under a directory target that match GLOB (their path, "
+    "their path from the target, or their name); repeatable"
+)
 
 
 def _codes_help() -> str:
@@ -113,6 +120,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     check.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
+    check.add_argument("--exclude", action="append", default=[], metavar="GLOB", help=_EXCLUDE_HELP)
     migrate = commands.add_parser(
         "migrate",
         help="switch the nn.Cell base of bprop cells to KwCell, keeping formatting and comments",
@@ -122,6 +130,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     migrate.add_argument("paths", nargs="+", metavar="PATH", help=".py file or directory")
     migrate.add_argument("--diff", action="store_true", help="print the change as a diff; write nothing")
+    migrate.add_argument("--exclude", action="append", default=[], metavar="GLOB", help=_EXCLUDE_HELP)
     return parser, {"check": check, "migrate": migrate}
 
 
@@ -131,7 +140,27 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 
 def _summary(problems: int, checked: int, modules: int) -> str:
     what = _plural(problems, "problem") if problems else "no problems"
-    return f"kwcell check: {what} ({_plural(checked, 'cell')} checked in {_plural(modules, 'module')})"
+    cells = f"{_plural(checked, 'cell')} checked" if checked else "0 bprop cells found"
+    return f"kwcell check: {what} ({cells} in {_plural(modules, 'module')})"
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send what the checked modules print (Python's print, loggers bound to sys.stdout, and C
+    code writing to file descriptor 1) to stderr, so that stdout carries only the report."""
+    sys.stdout.flush()
+    saved_fd = os.dup(1)
+    saved = sys.stdout
+    try:
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        sys.stdout = saved
+        os.dup2(saved_fd, 1)
+        os.close(saved_fd)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -139,24 +168,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, commands = _parser()
     args = parser.parse_args(argv)
     if args.command == "migrate":
-        return _migrate(commands["migrate"], args.paths, diff=args.diff)
+        return _migrate(commands["migrate"], args.paths, diff=args.diff, excludes=args.exclude)
     check_parser = commands["check"]
     for target in args.targets:
         if _looks_like_path(target) and not os.path.exists(target):
             _usage_error(check_parser, f"{target}: no such file or directory")
 
-    from ._check import MissingTargetError, check  # imports MindSpore
+    with _stdout_to_stderr():
+        from ._check import MissingTargetError, check  # imports MindSpore
 
-    try:
-        problems, checked, modules = check(args.targets)
-    except MissingTargetError as exc:
-        _usage_error(check_parser, str(exc))
-    summary = _summary(len(problems), checked, modules)
+        missing: str | None = None
+        try:
+            found = check(args.targets, args.exclude)
+        except MissingTargetError as exc:
+            missing = str(exc)
+    if missing is not None:
+        _usage_error(check_parser, missing)
+    problems = found.problems
+    summary = _summary(len(problems), found.cells, found.modules)
     if args.format == "json":
         report = {
             "problems": [p.as_json() for p in problems],
-            "cells_checked": checked,
-            "modules_checked": modules,
+            "cells_checked": found.cells,
+            "modules_checked": found.modules,
+            "files_skipped": found.skipped,
             "summary": summary,
         }
         print(json.dumps(report, indent=2))
@@ -167,19 +202,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if problems else 0
 
 
-def _python_files(paths: Sequence[str]) -> list[str]:
+def _python_files(paths: Sequence[str], excludes: Sequence[str]) -> list[str]:
+    from ._files import python_files
+
     found: list[str] = []
     for path in paths:
-        if not os.path.isdir(path):
-            found.append(path)
-            continue
-        for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
-            found += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
+        found += python_files(path, excludes) if os.path.isdir(path) else [path]
     return list(dict.fromkeys(found))
 
 
-def _migrate(parser: argparse.ArgumentParser, paths: Sequence[str], *, diff: bool) -> int:
+def _migrate(
+    parser: argparse.ArgumentParser, paths: Sequence[str], *, diff: bool, excludes: Sequence[str] = ()
+) -> int:
     """``migrate``: rewrite (or, with ``diff``, show) each file; the report goes to stdout, or
     to stderr when stdout carries the diff."""
     for path in paths:
@@ -197,7 +231,7 @@ def _migrate(parser: argparse.ArgumentParser, paths: Sequence[str], *, diff: boo
 
     report = sys.stderr if diff else sys.stdout
     switched = problems = changed = 0
-    files = _python_files(paths)
+    files = _python_files(paths, excludes)
     for path, result in migrate_paths(files):
         if isinstance(result, SyntaxError):
             problems += 1

@@ -27,12 +27,37 @@ __all__ = [
     "contract_message",
     "deferred",
     "deferred_error",
+    "definition_code",
 ]
 
 #: Where a gradient is taken, as far as MindSpore's errors differ: PYNATIVE, and compiled
 #: graphs (GRAPH_MODE and ``@ms.jit`` in PYNATIVE, which raise the same errors: measured).
 PYNATIVE = "pynative"
 GRAPH = "graph"
+
+
+# First matching fragment of a KwCellDefinitionError message -> the code ``kwcell check``
+# reports it with (``kwcell migrate`` names the same code when it leaves a class alone).
+_DEFINITION_CODES = (
+    ("returns ", "KW007"),
+    ("positional parameter(s) (", "KW104"),
+    ("is not a parameter of", "KW001"),
+    ("is missing from bprop", "KW002"),
+    ("missing parameter 'out'", "KW003"),
+    ("missing parameter 'dout'", "KW003"),
+    ("has default", "KW004"),
+    ("cannot be used with a bprop", "KW005"),
+    ("clashes with bprop's", "KW006"),
+    ("uses a name kwcell reserves", "KW006"),
+)
+
+
+def definition_code(message: str) -> str:
+    """The ``kwcell check`` code of a ``KwCellDefinitionError`` message (``KW008``: any other)."""
+    for fragment, code in _DEFINITION_CODES:
+        if fragment in message:
+            return code
+    return "KW008"
 
 
 @dataclass(frozen=True)

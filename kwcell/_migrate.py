@@ -28,8 +28,10 @@ or class method bprop, which KwCell refuses at class creation, and a file where 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import difflib
+import inspect
 import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -47,6 +49,9 @@ from libcst.metadata import (
     Scope,
     ScopeProvider,
 )
+
+from ._spec import EMPTY, KEYWORD_ONLY, BpropSpec, CellSpec, Param, Signature
+from ._validate import switch_problem
 
 __all__ = ["FileMigration", "Note", "Want", "migrate_file", "migrate_paths", "migrate_source", "module_name"]
 
@@ -121,6 +126,7 @@ class _Class:
     bprop_kind: str | None = None  # "staticmethod" or "classmethod": KwCell refuses such a bprop
     imported_bases: list[str] = field(default_factory=list)  # absolute names, other modules
     library_cell: str | None = None  # a base that is a MindSpore cell class other than nn.Cell
+    defs: dict[str, cst.FunctionDef] = field(default_factory=dict)  # its own construct/bprop defs
 
 
 _CLAUSES = (cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase)
@@ -290,6 +296,9 @@ class _Collector(cst.CSTVisitor):
         name = node.name.value
         info = _Class(node, self._qualname(name), self.line(node.name), own_bprop=_defines_bprop(node.body))
         info.bprop_kind = _bprop_kind(node.body)
+        for stmt in _walk_suite(node.body):
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in ("construct", "bprop"):
+                info.defs[stmt.name.value] = stmt  # the last one wins, as in Python
         for arg in node.bases:
             if arg.star:  # *bases
                 continue
@@ -424,6 +433,7 @@ class _Plan:
     switch: list[_Class]
     problems: list[Note]
     wants: list[Want]
+    notes: list[Note] = field(default_factory=list)  # switched without a check, and why
 
 
 def _keyword_decorated(info: _Class) -> bool:
@@ -438,22 +448,149 @@ def _keyword_decorated(info: _Class) -> bool:
     return False
 
 
-def _plan(classes: Sequence[_Class], needed: frozenset[str]) -> _Plan:
+class _Source:
+    """A default that is not a literal: equal to a default written the same way."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Source) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _default(expr: cst.BaseExpression | None) -> object:
+    if expr is None:
+        return EMPTY
+    text = _code(expr)
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _Source(text)
+
+
+def _signature(fn: cst.FunctionDef) -> Signature:
+    """``fn``'s signature as :mod:`kwcell._spec` reads a function's (its first parameter,
+    ``self``, apart), from the source alone."""
+    ps = fn.params
+    items = [(p, inspect.Parameter.POSITIONAL_ONLY) for p in ps.posonly_params]
+    items += [(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in ps.params]
+    self_name = items.pop(0)[0].name.value if items else None
+    params = [Param(p.name.value, kind, _default(p.default)) for p, kind in items]
+    params += [Param(p.name.value, KEYWORD_ONLY, _default(p.default)) for p in ps.kwonly_params]
+    star = ps.star_arg.name.value if isinstance(ps.star_arg, cst.Param) else None
+    star_kwarg = ps.star_kwarg.name.value if ps.star_kwarg is not None else None
+    return Signature(self_name, tuple(params), star, star_kwarg)
+
+
+_UNKNOWN = "unknown"
+
+
+def _method(
+    info: _Class, name: str, seen: set[int] | None = None
+) -> tuple[cst.FunctionDef, _Class] | str | None:
+    """The def of ``name`` that ``info``'s instances run and the class holding it (through the
+    bases of this file, in order); ``_UNKNOWN`` when it comes from elsewhere (an assignment, a
+    base of another module); ``None`` when no class of the file defines it."""
+    seen = set() if seen is None else seen
+    seen.add(id(info))
+    if name in info.defs:
+        return info.defs[name], info
+    if name == "bprop" and info.own_bprop:
+        return _UNKNOWN  # bprop = f, Net.bprop = f, an import in the class body
+    for base in info.file_bases:
+        if id(base) not in seen:
+            found = _method(base, name, seen)
+            if found is not None:
+                return found
+    return _UNKNOWN if info.imported_bases or info.library_cell else None
+
+
+def _verdict(info: _Class, module: str | None) -> tuple[str, str] | str | None:
+    """For a class with a bprop: ``(code, message)`` when it must stay an nn.Cell (the rule
+    of :func:`kwcell._validate.switch_problem`), a reason when its construct and bprop cannot
+    be read here, ``None`` when switching keeps its gradients."""
+    bprop = _method(info, "bprop")
+    construct = _method(info, "construct")
+    if not isinstance(bprop, tuple):
+        return "its bprop is not a def of this file's classes" if bprop is not None else None
+    if not isinstance(construct, tuple):
+        return "its construct is not a def of this file's classes"
+    (bprop_def, bprop_owner), (construct_def, construct_owner) = bprop, construct
+    bsig = _signature(bprop_def)
+    classic = bsig.var_positional is not None and not bsig.params and bsig.var_keyword is None
+    inherited = bprop_owner.qualname if bprop_owner is not info and construct_owner is info else ""
+    spec = CellSpec(
+        module or "", info.qualname, _signature(construct_def), BpropSpec(bsig, classic), inherited
+    )
+    return switch_problem(spec)
+
+
+def _unsafe_message(code: str, message: str) -> str:
+    if code == "KW103":
+        return (
+            f"left alone ({code}): nn.Cell passes bprop construct's inputs by position, KwCell by "
+            f"name, so switching would change its gradient: {message}; rename bprop's parameters to what "
+            "they receive (and their uses in its body), then run migrate again"
+        )
+    return (
+        f"left alone ({code}): as a KwCell its class statement would raise: {message}; fix that "
+        "(kwcell check shows it), then run migrate again"
+    )
+
+
+def _plan(classes: Sequence[_Class], needed: frozenset[str], module: str | None = None) -> _Plan:
     """Which classes to switch. ``needed`` holds the qualified names of this module's classes
     that classes of other modules derive from and need as KwCells."""
 
     def needs(info: _Class) -> bool:
         return _has_bprop(info) or info.qualname in needed
 
+    def kwcell_already(info: _Class) -> bool:
+        return any(c.kw_base or _keyword_decorated(c) for c in (info, *_ancestors(info)))
+
+    # each bprop cell's construct and bprop against the class statement's rules
+    unsafe: dict[int, tuple[str, str]] = {}
+    unread: dict[int, str] = {}
+    for info in classes:
+        if not _has_bprop(info) or kwcell_already(info):
+            continue
+        verdict = _verdict(info, module)
+        if isinstance(verdict, tuple):
+            unsafe[id(info)] = verdict
+        elif verdict is not None:
+            unread[id(info)] = verdict
+
     switch: list[_Class] = []
     switched: set[int] = set()
-    problems: list[Note] = []
+    problems = [
+        Note(c.line, c.qualname, _unsafe_message(*unsafe[id(c)]))
+        for c in classes
+        if id(c) in unsafe
+        and any(a.cell_bases or a.imported_bases or a.library_cell for a in (c, *_ancestors(c)))
+    ]
+    notes: list[Note] = []
     for info in classes:  # source order: a base is defined before its subclasses
         if not info.cell_bases or any(_keyword_decorated(c) for c in (info, *_ancestors(info))):
             continue
         if info.kw_base or any(_is_kwcell(b, switched) for b in info.file_bases):
             continue
         if not any(needs(c) for c in (info, *_descendants(info))):
+            continue
+        if id(info) in unsafe:
+            continue  # reported above
+        blocker = next((c for c in _descendants(info) if id(c) in unsafe), None)
+        if blocker is not None:
+            message = (
+                f"left alone: switching it would switch its subclass {blocker.qualname} (line "
+                f"{blocker.line}), which must stay an nn.Cell ({unsafe[id(blocker)][0]})"
+            )
+            problems.append(Note(info.line, info.qualname, message))
             continue
         group = (info, *_ancestors(info), *_descendants(info))
         culprit = next((c for c in group if c.metaclass is not None), None)
@@ -464,6 +601,13 @@ def _plan(classes: Sequence[_Class], needed: frozenset[str]) -> _Plan:
         if culprit is not None:
             problems.append(Note(info.line, info.qualname, _bprop_kind_message(info, culprit)))
             continue
+        for cell in (info, *_descendants(info)):
+            if id(cell) in unread:
+                message = (
+                    f"{cell.qualname} is switched without checking its bprop against its construct "
+                    f"({unread.pop(id(cell))}); run kwcell check on the result"
+                )
+                notes.append(Note(cell.line, cell.qualname, message))
         switch.append(info)
         switched.add(id(info))
 
@@ -477,6 +621,8 @@ def _plan(classes: Sequence[_Class], needed: frozenset[str]) -> _Plan:
             continue
         if not any(needs(c) for c in (info, *_descendants(info))):
             continue
+        if any(id(c) in unsafe for c in (info, *_descendants(info))):
+            continue  # reported above; its base elsewhere must not be switched for it
         if info.library_cell is not None:
             message = (
                 f"not switched: it derives from {info.library_cell}, a MindSpore class, not from "
@@ -485,7 +631,7 @@ def _plan(classes: Sequence[_Class], needed: frozenset[str]) -> _Plan:
             problems.append(Note(info.line, info.qualname, message))
         wants += [Want(info.line, info.qualname, base) for base in info.imported_bases]
     problems.sort(key=lambda n: n.line)
-    return _Plan(switch, problems, wants)
+    return _Plan(switch, problems, wants, sorted(notes, key=lambda n: n.line))
 
 
 def _metaclass_message(info: _Class, culprit: _Class) -> str:
@@ -686,7 +832,7 @@ def migrate_source(
     wrapper.visit(collector)
     prefix = f"{module}." if module else None
     local = frozenset(n.removeprefix(prefix) for n in needed if prefix and n.startswith(prefix))
-    plan = _plan(list(collector.classes.values()), local)
+    plan = _plan(list(collector.classes.values()), local, module)
     problems = list(plan.problems)
     unchanged = FileMigration(
         tree.code, tree.code, tree.encoding, (), tuple(problems), (), tuple(plan.wants), collector.defines()
@@ -712,7 +858,7 @@ def migrate_source(
         Note(c.line, c.qualname, f"{' and '.join(_code(a.value) for a in c.cell_bases)} -> {imports.name}")
         for c in plan.switch
     )
-    notes = _unused_imports(collector, args)
+    notes = sorted([*_unused_imports(collector, args), *plan.notes], key=lambda n: n.line)
     new = tree.with_changes(body=imports.body).visit(_SwitchBases(args, imports.name))
     return dataclasses.replace(unchanged, after=new.code, switched=switched, notes=tuple(notes))
 
@@ -739,26 +885,90 @@ def migrate_file(path: str, needed: Iterable[str] = ()) -> FileMigration:
 Outcome = FileMigration | SyntaxError | UnicodeError | LookupError
 
 
+def _untouched(data: bytes) -> FileMigration | None:
+    """A file that never mentions bprop has no bprop cell: nothing to parse, unless a class
+    of another file derives from one of its classes (:func:`migrate_paths` parses it then)."""
+    if b"bprop" in data:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeError:
+        return None  # a coding: cookie, or not text: the parser says which
+    return FileMigration(text, text, "utf-8", (), ())
+
+
+def _modules_of(paths: Sequence[str]) -> dict[str, str]:
+    """Dotted module name -> path, for the files of the run."""
+    found: dict[str, str] = {}
+    for path in paths:
+        name, _ = module_name(path)
+        if name:
+            found.setdefault(name, path)
+    return found
+
+
 def migrate_paths(paths: Sequence[str]) -> list[tuple[str, Outcome]]:
     """:func:`migrate_file` on each file, seeing across them: a bprop cell whose base is
     imported from another of the files gets that base switched there. Files that cannot be
-    read or parsed give the exception instead. Writes nothing."""
+    read or parsed give the exception instead. Writes nothing.
+
+    A file whose text never mentions ``bprop`` is parsed only when a class of another file
+    needs one of its classes as a base (libcst's name resolution is most of the cost)."""
+    results: dict[str, Outcome] = {}
+    parsed: dict[str, frozenset[str]] = {}  # path -> the needed names it was migrated with
+    deferred: dict[str, bytes] = {}  # not parsed yet: no bprop in the text
+    modules = _modules_of(paths)
+
+    def run(path: str, needed: frozenset[str], data: bytes | None = None) -> None:
+        try:
+            if data is None:
+                results[path] = migrate_file(path, needed)
+            else:
+                module, is_package = module_name(path)
+                results[path] = migrate_source(data, module or None, is_package=is_package, needed=needed)
+        except (SyntaxError, UnicodeError, LookupError) as exc:
+            results[path] = exc
+        parsed[path] = needed
+
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            results[path] = UnicodeError(str(exc))
+            continue
+        untouched = _untouched(data)
+        if untouched is None:
+            run(path, frozenset(), data)
+        else:
+            results[path] = untouched
+            deferred[path] = data
+
     needed: set[str] = set()
     while True:
-        results: list[tuple[str, Outcome]] = []
-        for path in paths:
-            try:
-                results.append((path, migrate_file(path, needed)))
-            except (SyntaxError, UnicodeError, LookupError) as exc:
-                results.append((path, exc))
-        done = [r for _, r in results if isinstance(r, FileMigration)]
+        done = [r for r in results.values() if isinstance(r, FileMigration)]
+        wants = {w.base for r in done for w in r.wants}
+        # parse the files that define (or may define) a wanted base
+        for base in sorted(wants):
+            parts = base.split(".")
+            for i in range(len(parts) - 1, 0, -1):
+                path = modules.get(".".join(parts[:i]))
+                if path is not None and path in deferred:
+                    run(path, frozenset(needed), deferred.pop(path))
+        done = [r for r in results.values() if isinstance(r, FileMigration)]
         defined = frozenset().union(*(r.defines for r in done))
         wanted = {w.base for r in done for w in r.wants if w.base in defined}
         if wanted <= needed:
             break
         needed |= wanted
+        for path, before in list(parsed.items()):
+            module, _ = module_name(path)
+            mine = frozenset(n for n in needed if module and n.startswith(f"{module}."))
+            if mine != frozenset(n for n in before if module and n.startswith(f"{module}.")):
+                run(path, frozenset(needed))
     out: list[tuple[str, Outcome]] = []
-    for path, result in results:
+    for path in paths:
+        result = results[path]
         if isinstance(result, FileMigration):
             notes = [*result.notes, *(_outside(w) for w in result.wants if w.base not in defined)]
             result = dataclasses.replace(result, notes=tuple(sorted(notes, key=lambda n: n.line)))

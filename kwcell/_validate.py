@@ -6,7 +6,14 @@ import keyword
 from collections.abc import Sequence
 from typing import Any
 
-from ._errors import GRAPH, PYNATIVE, GradientCountError, KwCellDefinitionError, MindSporeError
+from ._errors import (
+    GRAPH,
+    PYNATIVE,
+    GradientCountError,
+    KwCellDefinitionError,
+    MindSporeError,
+    definition_code,
+)
 from ._spec import KEYWORD_ONLY, CellSpec, Signature, format_params, safe_repr
 
 __all__ = [
@@ -18,6 +25,7 @@ __all__ = [
     "check_bprop",
     "check_construct",
     "check_returned_literal",
+    "count_mismatch",
     "decorated_bprop",
     "generator_bprop",
     "is_mindspore_form",
@@ -25,8 +33,10 @@ __all__ = [
     "mindspore_errors",
     "needs_rewrite",
     "passes_through",
+    "plain_problems",
     "position_conflicts",
     "same_default",
+    "switch_problem",
 ]
 
 RESERVED_PREFIX = "_kwcell_"
@@ -107,6 +117,10 @@ def mindspore_errors(*kinds: str, **fields: Any) -> dict[str, MindSporeError]:
             if mode not in found:
                 found[mode] = MindSporeError(base, text.format(**fields))
     return found
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _names_text(names: Sequence[str]) -> str:
@@ -375,6 +389,87 @@ def position_conflicts(inputs: Sequence[str], bprop_names: Sequence[str]) -> lis
     ]
 
 
+def count_mismatch(spec: CellSpec) -> str | None:
+    """For a bprop in MindSpore's positional form whose parameter count is not construct's
+    inputs plus out and dout: ``"takes N positional parameter(s) (...) but MindSpore passes M:
+    ..."``; ``None`` when the count fits, or when bprop names both ``out`` and ``dout`` (its
+    names then say what it means: the by-name rules report it).
+
+    One rule for a plain ``nn.Cell`` (``kwcell check``'s KW104) and for a KwCell's class
+    statement: ``bprop(self, x, out, grad_output)`` for ``construct(self, x, scale)`` is one
+    parameter short, whatever its last name is.
+    """
+    assert spec.bprop is not None
+    bprop = spec.bprop.signature
+    if bprop.var_positional is not None or bprop.var_keyword is not None:
+        return None
+    positional = [p.name for p in bprop.params if p.kind is not KEYWORD_ONLY]
+    expected = len(spec.names) + len(_GRAD_NAMES)
+    if len(positional) == expected or {*_GRAD_NAMES} <= {*bprop.names}:
+        return None
+    return _count_text(spec, positional)
+
+
+def _count_text(spec: CellSpec, positional: Sequence[str]) -> str:
+    expected = len(spec.names) + len(_GRAD_NAMES)
+    return (
+        f"takes {len(positional)} positional parameter(s) ({', '.join(positional)}) but MindSpore "
+        f"passes {expected}: the inputs of {_construct_text(spec)}, then out, dout"
+    )
+
+
+def plain_problems(spec: CellSpec) -> list[tuple[str, str]]:
+    """``(code, message)`` for each hazard of a plain ``nn.Cell`` whose bprop MindSpore calls
+    positionally: KW101 (construct defaults), KW102 (keyword-only inputs), KW103 (a name of
+    construct's at another position: the by-name reading differs from MindSpore's), KW104 (a
+    parameter count that does not fit). ``kwcell check`` reports them; ``kwcell migrate``
+    leaves a class with KW103 alone (switching it would change its gradient)."""
+    assert spec.bprop is not None
+    construct = spec.construct
+    bprop = spec.bprop.signature
+    name = spec.qualname
+    found: list[tuple[str, str]] = []
+    if construct.var_positional or construct.var_keyword:
+        return found  # bprop(self, *args) territory: nothing to match by name
+    defaults = [p.name for p in construct.params if p.has_default and p.kind is not KEYWORD_ONLY]
+    if defaults:
+        names = ", ".join(f"'{n}'" for n in defaults)
+        found.append(
+            (
+                "KW101",
+                f"{name}.construct: parameter(s) {names} have defaults and the cell has a bprop: a call "
+                "that omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in "
+                "call order",
+            )
+        )
+    keyword_only = [p.name for p in construct.params if p.kind is KEYWORD_ONLY]
+    if keyword_only:
+        names = ", ".join(f"'{n}'" for n in keyword_only)
+        found.append(
+            (
+                "KW102",
+                f"{name}.construct: keyword-only parameter(s) {names} with a bprop: MindSpore passes "
+                "bprop its inputs by position, so they are misbound or rejected",
+            )
+        )
+    if bprop.var_positional is not None and not bprop.params:
+        return found  # classic bprop(self, *args): receives whatever MindSpore passes
+    expected = [*construct.names, *_GRAD_NAMES]
+    positional = [p.name for p in bprop.params if p.kind is not KEYWORD_ONLY]
+    if len(positional) != len(expected) and bprop.var_positional is None:
+        found.append(("KW104", f"{name}.bprop {_count_text(spec, positional)}"))
+    elif conflicts := position_conflicts(construct.names, positional):
+        pairs = ", ".join(f"'{b}' gets {e if e in _GRAD_NAMES else repr(e)}" for b, e in conflicts)
+        found.append(
+            (
+                "KW103",
+                f"{name}.bprop({', '.join(positional)}) receives construct's inputs by position, not "
+                f"by name: {pairs}",
+            )
+        )
+    return found
+
+
 def _slot(name: str) -> str:
     return name if name in _GRAD_NAMES else f"input '{name}'"
 
@@ -454,6 +549,11 @@ def _check_bprop(spec: CellSpec) -> str:
     reading = _reading(spec)
     if reading != BY_NAME:
         return reading
+    count = None if spec.function or not is_mindspore_form(bprop) else count_mismatch(spec)
+    if count is not None and any(n not in spec.names and n not in _GRAD_NAMES for n in bprop.names):
+        # MindSpore's positional form with names of its own (grad_output, _): the count is
+        # what is wrong, not a name
+        raise _fail(spec, "bprop", count)
     if bprop.var_positional is not None:
         star = f"*{bprop.var_positional}"
         raise _fail(
@@ -536,11 +636,11 @@ def check_returned_literal(
             else "For weight gradients set self.internal_params and return (input_grads, {param: grad})"
         )
         return (
-            f"{where}: returns {count} gradients for {len(names)} input(s) ({expected}); "
+            f"{where}: returns {_plural(count, 'gradient')} for {len(names)} input(s) ({expected}); "
             f"MindSpore ignores the last {count - len(names)}, and so does kwcell. {hint}"
         )
     msg = (
-        f"{where}: returns {count} gradients, expected {len(names)}, one per "
+        f"{where}: returns {_plural(count, 'gradient')}, expected {len(names)}, one per "
         f"{spec.input_word} in this order: ({expected}); return a dict keyed by "
         "parameter name to give only some of them"
     )
@@ -553,3 +653,31 @@ def check_returned_literal(
             cell=spec.qualname.rpartition(".")[2],
         )
     raise error
+
+
+def switch_problem(spec: CellSpec) -> tuple[str, str] | None:
+    """Why a plain ``nn.Cell`` with ``spec``'s construct and bprop must stay one: ``(code,
+    message)`` when switching its base to ``KwCell`` would change its gradient or make its
+    class statement raise; ``None`` when it is safe (``kwcell migrate`` asks).
+
+    nn.Cell passes bprop construct's inputs by position; KwCell matches names when bprop's
+    names are construct's. A name of construct's at another position (KW103) reads one way on
+    each: switching would swap gradients silently. A problem the class statement defers to
+    gradient time (MindSpore's own forms) fails there on nn.Cell too: safe to switch.
+    """
+    assert spec.bprop is not None
+    try:
+        check_construct(spec)
+    except KwCellDefinitionError as exc:
+        return definition_code(str(exc)), str(exc)
+    if passes_through(spec) or spec.bprop.classic:
+        return None
+    for code, message in plain_problems(spec):
+        if code == "KW103":
+            return code, message
+    try:
+        check_bprop(spec)
+    except KwCellDefinitionError as exc:
+        if not is_mindspore_form(spec.bprop.signature) or exc._kwcell_at_definition:
+            return definition_code(str(exc)), str(exc)
+    return None

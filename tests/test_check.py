@@ -22,8 +22,9 @@ SHORT = (
 )
 FIX = "derive {0} from kwcell.KwCell, which matches bprop to construct by name, e.g. {1}"
 EXPECTED = [
-    f"{PKG}/broken.py:5: KW901: cannot import checkpkg.broken: "
-    "RuntimeError: checkpkg.broken fails on purpose",
+    # where the import raised: in the package's registry, not at line 1 of broken.py
+    f"{PKG}/_registry.py:10: KW901: cannot import tests.fixtures.checkpkg.broken: "
+    "RuntimeError: checkpkg.broken fails on purpose: 'broken' is registered twice",
     f"{KW}:12: KW001: UnknownName.bprop: parameter 'z' is not a parameter of construct(self, x, y); "
     "expected e.g. bprop(self, x, y, *, out, dout)",
     f"{KW}:20: KW003: MissingDout.bprop: missing parameter 'dout'; "
@@ -50,14 +51,15 @@ EXPECTED = [
     "passes 4: the inputs of construct(self, x, y), then out, dout; "
     + FIX.format("KeywordOnlyGradNames", "bprop(self, x, y, *, out, dout)"),
     # the same count rule as for KwShortSolver, on a plain nn.Cell
-    f"{PLAIN}:53: KW007: ShortSolver.bprop (line 53): "
+    f"{PLAIN}:53: KW007: ShortSolver.bprop: "
     + SHORT
     + "; "
     + FIX.format("ShortSolver", "bprop(self, a, b, c, d, e, f, g, h, *, out, dout)"),
 ]
 # good.py: Scaled, PlainPositional, ZooStyle, PlainZooStyle; kw_bad.py: 5 bad + Fine;
-# plain_bad.py: 5 (NoBprop is not a bprop cell)
-SUMMARY = "kwcell check: 11 problems (15 cells checked in 4 modules)"
+# plain_bad.py: 5 (NoBprop is not a bprop cell); __init__.py and _registry.py mention no bprop
+# and are not imported as modules of their own
+SUMMARY = "kwcell check: 11 problems (15 cells checked in 3 modules)"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -91,21 +93,22 @@ def test_json_report(json_run: subprocess.CompletedProcess[str]) -> None:
     report: dict[str, Any] = json.loads(json_run.stdout)
     assert report["summary"] == SUMMARY
     assert report["cells_checked"] == 15
-    assert report["modules_checked"] == 4
+    assert report["modules_checked"] == 3
+    assert report["files_skipped"] == 2
     lines = [f"{p['file']}:{p['line']}: {p['code']}: {p['message']}" for p in report["problems"]]
     assert lines == EXPECTED
     assert [p["class"] for p in report["problems"]] == [
-        "checkpkg.broken",
-        "checkpkg.kw_bad.UnknownName",
-        "checkpkg.kw_bad.MissingDout",
-        "checkpkg.kw_bad.WrongDefault",
-        "checkpkg.kw_bad.KwShortSolver",
-        "checkpkg.kw_bad.BadFlag",
-        "checkpkg.plain_bad.Article",
-        "checkpkg.plain_bad.KeywordOnly",
-        "checkpkg.plain_bad.Renamed",
-        "checkpkg.plain_bad.KeywordOnlyGradNames",
-        "checkpkg.plain_bad.ShortSolver",
+        "tests.fixtures.checkpkg.broken",
+        "tests.fixtures.checkpkg.kw_bad.UnknownName",
+        "tests.fixtures.checkpkg.kw_bad.MissingDout",
+        "tests.fixtures.checkpkg.kw_bad.WrongDefault",
+        "tests.fixtures.checkpkg.kw_bad.KwShortSolver",
+        "tests.fixtures.checkpkg.kw_bad.BadFlag",
+        "tests.fixtures.checkpkg.plain_bad.Article",
+        "tests.fixtures.checkpkg.plain_bad.KeywordOnly",
+        "tests.fixtures.checkpkg.plain_bad.Renamed",
+        "tests.fixtures.checkpkg.plain_bad.KeywordOnlyGradNames",
+        "tests.fixtures.checkpkg.plain_bad.ShortSolver",
     ]
 
 
@@ -143,7 +146,12 @@ def test_help_stands_alone() -> None:
     assert "SPEC" not in help_text and "``" not in help_text and "../" not in help_text
     assert "Exit status: 0 no problems, 1 problems found, 2 bad command line" in help_text
     documented = re.findall(r"^- (KW\d{3}) ", help_text, re.MULTILINE)
-    emitted = set(re.findall(r'"(KW\d{3})"', (ROOT / "kwcell" / "_check.py").read_text(encoding="utf-8")))
+    sources = ("_check.py", "_errors.py", "_validate.py")
+    emitted = {
+        code
+        for name in sources
+        for code in re.findall(r'"(KW\d{3})"', (ROOT / "kwcell" / name).read_text(encoding="utf-8"))
+    }
     assert {"KW001", "KW101", "KW901"} <= emitted
     assert sorted(documented) == sorted(emitted), "every code the check reports is explained"
 
@@ -181,21 +189,138 @@ def test_decorated_classes_and_their_subclasses_are_checked_as_kwcells() -> None
     lines = [f"{p['file']}:{p['line']}: {p['code']}: {p['message']}" for p in report["problems"]]
     assert lines == [*DECORATED, ENCODER]
     assert [p["class"] for p in report["problems"]] == [
-        "checklib.library.WrongDefault",
-        "checklib.library.Clipped",
-        "checklib.library.Standalone",
-        "checklib.library.BadFlag",
-        "checklib.models.Encoder",
+        "tests.fixtures.checklib.library.WrongDefault",
+        "tests.fixtures.checklib.library.Clipped",
+        "tests.fixtures.checklib.library.Standalone",
+        "tests.fixtures.checklib.library.BadFlag",
+        "tests.fixtures.checklib.models.Encoder",
     ]
     # library: the two bases, Gelu, the four bad models, AfterTheErrors; models: Encoder, SteepGelu
     assert report["summary"] == "kwcell check: 5 problems (10 cells checked in 3 modules)"
 
 
 def test_a_model_module_is_checked_against_its_decorated_base_in_another_module() -> None:
-    """Importing the model module runs the library's class statements too, as for a KwCell base."""
+    """Importing the model module runs the library's class statements too, as for a KwCell
+    base; only the cells of the module asked for are reported and counted."""
     result = run(f"{LIB}/models.py")
     assert result.stdout.splitlines() == [
-        *DECORATED,
-        ENCODER,
-        "kwcell check: 5 problems (6 cells checked in 1 module)",
+        ENCODER,  # and not the library's classes, which models.py imports
+        "kwcell check: 1 problem (2 cells checked in 1 module)",
     ], result.stderr[-2000:]
+
+
+# -- a library tree in the shapes real libraries have (tests/fixtures/adopt/README.md) -------
+ADOPT = "tests/fixtures/adopt"
+MINDLIB = f"{ADOPT}/mindlib"
+QUANT_FIX = (
+    "pass every input of QuantAct.construct(self, x, scale=1.0) by position, in order, or derive "
+    "QuantAct from kwcell.KwCell with e.g. bprop(self, x, scale=1.0, *, out, dout)"
+)
+STE_FIX = (
+    "pass every input of Ste.construct(self, x, limit=1.0) by position, in order, or derive Ste from "
+    "kwcell.KwCell with e.g. bprop(self, x, limit=1.0, *, out, dout)"
+)
+POSITIONAL = "an nn.Cell whose bprop MindSpore calls by position"
+KEYWORD = (
+    "its bprop receives the inputs in call order, not by name (a wrong gradient when that order "
+    "differs), and a graph may refuse the keywords"
+)
+MODELS = [
+    f"{MINDLIB}/models.py:21: KW105: Block.construct calls self.act (QuantAct, {POSITIONAL}) with keyword "
+    f"argument(s) 'scale': {KEYWORD}; {QUANT_FIX}",
+    f"{MINDLIB}/models.py:23: KW105: Block.construct calls self.clip (Ste, {POSITIONAL}) without 'limit', "
+    "leaving the default(s) to construct: GRAPH_MODE then fails to compile the gradient (bprop takes 2 "
+    f"inputs); {STE_FIX}",
+    f"{MINDLIB}/models.py:27: KW105: ste calls a temporary Ste() (Ste, {POSITIONAL}) with keyword "
+    f"argument(s) 'limit': {KEYWORD}; {STE_FIX}",
+    f"{MINDLIB}/models.py:33: KW101: Scaled.construct: parameter(s) 'w' have defaults and the cell has a "
+    "bprop: a call that omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in call "
+    "order; " + FIX.format("Scaled", "bprop(self, x, w=1.0, *, out, dout)"),
+    # one gradient, said once, at its own line
+    f"{MINDLIB}/models.py:37: KW007: Scaled.bprop: returns 1 gradient, expected 2, one per construct "
+    "parameter in this order: (x, w); return a dict keyed by parameter name to give only some of them; "
+    + FIX.format("Scaled", "bprop(self, x, w=1.0, *, out, dout)"),
+    # construct's first parameter as written
+    f"{MINDLIB}/models.py:44: KW104: Gate.bprop takes 3 positional parameter(s) (x, out, dout) but "
+    "MindSpore passes 4: the inputs of construct(ctx, x, w), then out, dout; "
+    + FIX.format("Gate", "bprop(self, x, w, *, out, dout)"),
+    f"{MINDLIB}/models.py:45: KW007: Gate.bprop: returns 1 gradient, expected 2, one per construct "
+    "parameter in this order: (x, w); return a dict keyed by parameter name to give only some of them; "
+    + FIX.format("Gate", "bprop(self, x, w, *, out, dout)"),
+]
+# MindSpore's grad_output is dout: the count is what is wrong, as on nn.Cell (KW104), not a name
+SCALE = (
+    f"{MINDLIB}/kwcells.py:10: KW104: Scale.bprop: takes 3 positional parameter(s) (x, out, grad_output) "
+    "but MindSpore passes 4: the inputs of construct(self, x, scale), then out, dout; expected e.g. "
+    "bprop(self, x, scale, *, out, dout) (MindSpore's bprop form: the gradient of Scale will raise this "
+    "error)"
+)
+LAYERS = [
+    f"{MINDLIB}/layers.py:17: KW101: QuantAct.construct: parameter(s) 'scale' have defaults and the cell has "
+    "a bprop: a call that omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in call "
+    "order; " + FIX.format("QuantAct", "bprop(self, x, scale=1.0, *, out, dout)"),
+    f"{MINDLIB}/layers.py:25: KW101: Ste.construct: parameter(s) 'limit' have defaults and the cell has a "
+    "bprop: a call that omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in call "
+    "order; " + FIX.format("Ste", "bprop(self, x, limit=1.0, *, out, dout)"),
+]
+# string.py is itself, not the standard library's string
+STRING = (
+    f"{ADOPT}/string.py:11: KW101: Padding.construct: parameter(s) 'pad' have defaults and the cell has a "
+    "bprop: a call that omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in call "
+    "order; " + FIX.format("Padding", "bprop(self, x, pad=0.0, *, out, dout)")
+)
+
+
+def test_a_library_tree_json_report_is_json_though_the_library_prints() -> None:
+    """The tree has no __init__.py; its package prints at import (print and a write to fd 1);
+    a namespace directory inside the package uses relative imports; a file is named string.py;
+    tools/ holds scripts that run when imported (one skipped by the prefilter, one excluded)."""
+    result = run(ADOPT, "--exclude", "tools/grad*", "--format", "json")
+    report: dict[str, Any] = json.loads(result.stdout)  # the library's output went to stderr
+    assert "mindlib: registering models" in result.stderr
+    assert "mindlib: native backend loaded" in result.stderr
+    assert "was run" not in result.stderr  # neither script ran
+    lines = [f"{p['file']}:{p['line']}: {p['code']}: {p['message']}" for p in report["problems"]]
+    assert lines == [SCALE, *LAYERS, *MODELS, STRING]
+    assert {p["class"] for p in report["problems"]} >= {"string.Padding", "mindlib.layers.Ste"}
+    # Scale, QuantAct, Ste, Scaled, Gate, Padding and comfy/ops.py's Doubler (a relative import
+    # in a namespace directory, no KW901)
+    assert report["summary"] == "kwcell check: 11 problems (7 cells checked in 5 modules)"
+    # tools/convert.py, mindlib/__init__.py and comfy/util.py mention no bprop
+    assert report["files_skipped"] == 3
+    assert result.returncode == 1
+
+
+def test_a_script_named_on_the_command_line_is_imported_and_its_exit_reported() -> None:
+    result = run(f"{ADOPT}/tools/convert.py")
+    assert result.stdout.splitlines() == [
+        f"{ADOPT}/tools/convert.py:3: KW901: cannot import convert: SystemExit: tools/convert.py was run",
+        "kwcell check: 1 problem (0 bprop cells found in 0 modules)",
+    ]
+
+
+def test_a_module_reports_its_own_cells_and_the_calls_of_imported_ones() -> None:
+    """models.py imports layers.py's cells: their KW101 is layers.py's, the calls are models.py's."""
+    result = run(f"{MINDLIB}/models.py")
+    assert result.stdout.splitlines() == [*MODELS, "kwcell check: 7 problems (2 cells checked in 1 module)"]
+
+
+def test_a_file_without_cells_says_none_were_found(tmp_path: Path) -> None:
+    (tmp_path / "plain.py").write_text("SCALE = 2\n", encoding="utf-8")
+    result = run(str(tmp_path / "plain.py"))
+    assert result.stdout.splitlines() == ["kwcell check: no problems (0 bprop cells found in 1 module)"]
+    assert result.returncode == 0
+
+
+def test_the_kwcell_class_statement_warns_the_same_count_message() -> None:
+    """The rule is the class statement's: the import-time warning after migration says the same."""
+    import warnings
+
+    from kwcell import KwCellWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from tests.fixtures.adopt.mindlib import kwcells  # noqa: F401
+
+    messages = [str(w.message) for w in caught if issubclass(w.category, KwCellWarning)]
+    assert messages == [SCALE.split(": KW104: ", 1)[1]]

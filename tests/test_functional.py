@@ -429,8 +429,8 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "functional_check.py"
 
 
 def test_kwcell_check_reports_functions_at_their_lines() -> None:
-    problems, checked, modules = check([str(FIXTURE)])
-    found = [(p.line, p.code, p.message) for p in problems]
+    report = check([str(FIXTURE)])
+    found = [(p.line, p.code, p.message) for p in report.problems]
     assert found == [
         (
             15,
@@ -451,8 +451,8 @@ def test_kwcell_check_reports_functions_at_their_lines() -> None:
             "and so does kwcell. A function's backward gives gradients to its inputs only",
         ),
     ]
-    assert (checked, modules) == (4, 1)
-    module = sys.modules["functional_check"]  # imported by the check; the rest of it still ran
+    assert (report.cells, report.modules) == (4, 1)
+    module = sys.modules["tests.fixtures.functional_check"]  # imported by the check; the rest of it still ran
     registered = {
         name: info.cls is not None
         for name in ("scaled", "pair", "fine")

@@ -845,12 +845,12 @@ def test_cli_exits_1_for_what_it_cannot_switch(tmp_path: Path, capsys: pytest.Ca
     path = tmp_path / "meta.py"
     path.write_text(META, encoding="utf-8")
     broken = tmp_path / "broken.py"
-    broken.write_text("class (:\n", encoding="utf-8")
+    broken.write_text("class Net(nn.Cell):\n    def bprop(:\n", encoding="utf-8")
     assert main(["migrate", str(path), str(broken)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"{path}:8: Bad: not switched: metaclass=object cannot be combined with")
     assert "@kwcell.keyword_bprop" in out[0]
-    assert out[1].startswith(f"{broken}:1: cannot parse: ")
+    assert out[1].startswith(f"{broken}:2: cannot parse: ")
     assert out[2] == "kwcell migrate: switched 0 classes in 0 files, 2 problems (2 files read)"
     assert path.read_text(encoding="utf-8") == META
 

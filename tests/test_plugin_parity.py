@@ -645,11 +645,11 @@ def check_outcomes(modules: Path) -> dict[str, list[str]]:
     for name in TABLE:
         sys.modules.pop(f"parity_{name}", None)  # run the class statements again
     try:
-        problems, _, imported = check(sorted(str(p) for p in modules.glob("parity_*.py")))
+        report = check(sorted(str(p) for p in modules.glob("parity_*.py")))
     finally:
         sys.path[:] = saved
-    assert imported == len(TABLE)
-    for problem in problems:
+    assert report.modules == len(TABLE)
+    for problem in report.problems:
         outcomes[Path(problem.file).stem.removeprefix("parity_")].append(problem.message)
     return outcomes
 
