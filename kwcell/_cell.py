@@ -316,7 +316,9 @@ def _weights_of(cell: nn.Cell, listed: tuple[Any, ...], info: KwCellInfo) -> tup
     return tuple(weights)
 
 
-def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> tuple[tuple[tuple[str, ...], Any], ...]:
+def _weight_keys(
+    cell: nn.Cell, weights: tuple[Parameter, ...]
+) -> tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...]:
     """For each weight, the names a graph's bprop can return its gradient under (its index
     ``#<i>`` and every ``self.<path>`` that reaches it: ``{self.dense.weight: g}`` is rewritten
     to ``{"self.dense.weight": g}``), and its dtype (a graph sees the weight as the cell's

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from operator import itemgetter
 from typing import Any
 
 from mindspore import nn
 
-from ._lookup import _CELL_GETATTR
+from ._lookup import _CELL_GETATTR, _PARSER
 from ._mode import GRAPH, KEY, MODE
 
 try:  # MindSpore 2.10 moved it; the old module logs a deprecation warning when imported
@@ -23,7 +25,7 @@ except ImportError:  # pragma: no cover - MindSpore 2.8, 2.9
         _no_grad = None
 
 
-__all__ = ["KwCellCore"]
+__all__ = ["KwCellCore", "PinningBprop"]
 
 _MISSING = object()
 _GETATTRIBUTE: Any = object.__getattribute__
@@ -158,3 +160,37 @@ class KwCellCore(nn.Cell):
     @property
     def used_bprop_inputs(self) -> Any:
         return self._kwcell_forwarded("used_bprop_inputs")
+
+
+class PinningBprop:
+    """A core class's ``bprop``: the generated function, read so that MindSpore's PyNative tape
+        keeps the owner alive as long as it keeps the backward.
+
+        MindSpore's PyNative executor reads ``cell.bprop`` when it records the forward call
+        (``call_custom_bprop``) and keeps what it read until the backward has run. The core holds
+        its owner weakly (no cycle, see :class:`KwCellCore`), so a temporary cell created and
+        called inside the differentiated function (``Ste()(x)``, as mindone's I-BERT does) was gone
+        before its backward ran. Outside the graph parser, a read gives a copy of
+        the function (a new function object with the same code: MindSpore reads its ``__code__``),
+    bound to the core, that also holds the owner: the tape's reference keeps the owner
+        alive exactly as long as the tape needs it, and nothing else keeps it. The graph parser
+        (which parses the function and ``__wrapped__``) gets the plain bound method.
+    """
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: types.FunctionType) -> None:
+        self.fn = fn
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self.fn
+        held = obj.__dict__.get("_kwcell_owner_ref")
+        cell = held() if held is not None else None
+        if cell is None or sys._getframe(1).f_code.co_filename.endswith(_PARSER):
+            return types.MethodType(self.fn, obj)
+        fn = self.fn
+        pinned = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+        pinned.__qualname__ = fn.__qualname__
+        pinned._kwcell_pin = cell  # type: ignore[attr-defined]  # held by the tape with it
+        return types.MethodType(pinned, obj)

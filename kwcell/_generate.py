@@ -22,7 +22,7 @@ from typing import Any
 from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
-from ._core import KwCellCore
+from ._core import KwCellCore, PinningBprop
 from ._deferred import graph_raiser
 from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
@@ -431,7 +431,7 @@ def generate(
         (KwCellCore,),
         {
             "construct": fns["core"]["construct"],
-            "bprop": core_bprop,
+            "bprop": PinningBprop(core_bprop),
             "__module__": __name__,
             "__qualname__": f"{qualname}Core",
             "_kwcell_label": label,

@@ -36,6 +36,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -478,7 +479,9 @@ def _signature(fn: cst.FunctionDef) -> Signature:
     """``fn``'s signature as :mod:`kwcell._spec` reads a function's (its first parameter,
     ``self``, apart), from the source alone."""
     ps = fn.params
-    items = [(p, inspect.Parameter.POSITIONAL_ONLY) for p in ps.posonly_params]
+    items: list[tuple[Any, inspect._ParameterKind]] = [
+        (p, inspect.Parameter.POSITIONAL_ONLY) for p in ps.posonly_params
+    ]
     items += [(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in ps.params]
     self_name = items.pop(0)[0].name.value if items else None
     params = [Param(p.name.value, kind, _default(p.default)) for p, kind in items]
@@ -952,9 +955,9 @@ def migrate_paths(paths: Sequence[str]) -> list[tuple[str, Outcome]]:
         for base in sorted(wants):
             parts = base.split(".")
             for i in range(len(parts) - 1, 0, -1):
-                path = modules.get(".".join(parts[:i]))
-                if path is not None and path in deferred:
-                    run(path, frozenset(needed), deferred.pop(path))
+                found = modules.get(".".join(parts[:i]))
+                if found is not None and found in deferred:
+                    run(found, frozenset(needed), deferred.pop(found))
         done = [r for r in results.values() if isinstance(r, FileMigration)]
         defined = frozenset().union(*(r.defines for r in done))
         wanted = {w.base for r in done for w in r.wants if w.base in defined}

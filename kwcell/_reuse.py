@@ -484,7 +484,7 @@ def _check_lookups(cls: type) -> None:
     value what the graph reads, so the instance compiles on its own."""
     if cls.__getattr__ is not _CELL_GETATTR:  # type: ignore[attr-defined]
         raise _Unkeyable(f"{cls.__qualname__} overrides __getattr__")
-    if cls.__getattribute__ is not object.__getattribute__:
+    if cls.__getattribute__ is not object.__getattribute__:  # type: ignore[comparison-overlap]
         raise _Unkeyable(f"{cls.__qualname__} overrides __getattribute__")
     for klass in cls.__mro__:
         if klass.__module__.startswith("mindspore.") or klass is object:

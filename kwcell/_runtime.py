@@ -271,7 +271,7 @@ def _is_weight_key(key: Any, attr_keys: tuple[str, ...]) -> bool:
 
 
 def _weight_of(
-    key: Any, weights: tuple[Any, ...], weight_keys: tuple[tuple[tuple[str, ...], Any], ...]
+    key: Any, weights: tuple[Any, ...], weight_keys: tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...]
 ) -> int:
     """The index in ``weights`` of the weight a dict key names, or -1."""
     for i in range(len(weights)):
@@ -292,7 +292,7 @@ def _key_text(key: Any) -> str:
 def _weight_part(
     grads: Any,
     weights: tuple[Any, ...],
-    weight_keys: tuple[tuple[tuple[str, ...], Any], ...],
+    weight_keys: tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...],
     attr_keys: tuple[str, ...],
     where: str,
     every: bool,
@@ -351,7 +351,7 @@ def normalize(
     where: str,
     extras_ok: bool = False,
     weights: tuple[Any, ...] = (),
-    weight_keys: tuple[tuple[tuple[str, ...], Any], ...] = (),
+    weight_keys: tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...] = (),
     attr_keys: tuple[str, ...] = (),
 ) -> Any:
     """Turn any return form bprop may use into MindSpore's tuple, one entry per input.
@@ -395,7 +395,7 @@ def normalize_pynative(
     where: str,
     extras_ok: bool = False,
     weights: tuple[Any, ...] = (),
-    weight_keys: tuple[tuple[tuple[str, ...], Any], ...] = (),
+    weight_keys: tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...] = (),
     attr_keys: tuple[str, ...] = (),
 ) -> Any:
     """:func:`normalize` for PYNATIVE, where it runs after every call of the user's bprop.

@@ -257,7 +257,7 @@ class ComputedOff(Computed, compile_once=False):
 class Described(Computed):
     """The same scale through a descriptor of the user's."""
 
-    scale = _Doubled()  # type: ignore[assignment]
+    scale = _Doubled()
 
 
 class DescribedOff(Described, compile_once=False):
@@ -272,7 +272,7 @@ class Forwarded(Computed):
     def __getattr__(self, name: str) -> Any:
         if name == "factor":
             return self.__dict__["s"] * 2.0
-        return super().__getattr__(name)
+        return super().__getattr__(name)  # type: ignore[misc]
 
     def construct(self, x, alpha=1.0):  # type: ignore[no-untyped-def]
         return self.factor * ops.sin(alpha * x) + self.bias

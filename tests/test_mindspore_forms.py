@@ -200,7 +200,7 @@ def _define_short_return() -> type[KwCell]:
 
 
 def test_wrong_count_in_mindspore_form_warns_then_raises_at_the_gradient(mode: str) -> None:
-    message = r"ShortReturn\.bprop \(line \d+\): returns 1 gradients, expected 2, one per construct parameter"
+    message = r"ShortReturn\.bprop \(line \d+\): returns 1 gradient, expected 2, one per construct parameter"
     with pytest.warns(KwCellWarning, match=message):
         cls = _define_short_return()
     net = cls()
@@ -328,7 +328,7 @@ class Good(KwCell):
 
 
 def test_kwcell_forms_still_fail_at_class_creation() -> None:
-    with pytest.raises(KwCellDefinitionError, match=r"returns 1 gradients, expected 2"):
+    with pytest.raises(KwCellDefinitionError, match=r"returns 1 gradient, expected 2"):
 
         class KeywordOnly(KwCell):
             def construct(self, x: Tensor, y: Tensor) -> Any:

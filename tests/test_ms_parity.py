@@ -54,7 +54,7 @@ def _short_gradient_cells() -> tuple[type[nn.Cell], type[nn.Cell]]:
             return (3 * dout,)
 
     with pytest.warns(
-        KwCellWarning, match=r"ShortGradKw\.bprop \(line \d+\): returns 1 gradients, expected 2"
+        KwCellWarning, match=r"ShortGradKw\.bprop \(line \d+\): returns 1 gradient, expected 2"
     ):
 
         class ShortGradKw(KwCell):

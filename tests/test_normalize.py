@@ -66,14 +66,16 @@ def _weight() -> Any:
 def test_weight_form_gives_the_weights_after_the_inputs() -> None:
     w = _weight()
     result = normalize(
-        ((g, None, None), {w: gw}), inputs(), NAMES, WHERE, False, (w,), ((("self.w",), ms.float32),)
+        ((g, None, None), {w: gw}), inputs(), NAMES, WHERE, False, (w,), ((("self.w",), ms.float32, W.shape),)
     )
     assert values(result) == (G.tolist(), ZEROS.tolist(), 0, (W * 2).tolist())
 
 
 def test_weight_form_with_inputs_by_name() -> None:
     w = _weight()
-    result = normalize(({"w": g}, {w: gw}), inputs(), NAMES, WHERE, False, (w,), ((("self.w",), ms.float32),))
+    result = normalize(
+        ({"w": g}, {w: gw}), inputs(), NAMES, WHERE, False, (w,), ((("self.w",), ms.float32, W.shape),)
+    )
     assert values(result) == (ZEROS.tolist(), G.tolist(), 0, (W * 2).tolist())
 
 
@@ -86,7 +88,7 @@ def test_dict_with_parameter_keys_gives_inputs_then_weights() -> None:
         WHERE,
         False,
         (v, w),
-        ((("self.v",), ms.float32), (("self.w",), ms.float32)),
+        ((("self.v",), ms.float32, W.shape), (("self.w",), ms.float32, W.shape)),
     )
     assert values(result) == (G.tolist(), ZEROS.tolist(), 0, ZEROS.tolist(), (W * 2).tolist())
 
