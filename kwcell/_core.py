@@ -164,17 +164,18 @@ class KwCellCore(nn.Cell):
 
 class PinningBprop:
     """A core class's ``bprop``: the generated function, read so that MindSpore's PyNative tape
-        keeps the owner alive as long as it keeps the backward.
+    keeps the owner alive as long as it keeps the backward.
 
-        MindSpore's PyNative executor reads ``cell.bprop`` when it records the forward call
-        (``call_custom_bprop``) and keeps what it read until the backward has run. The core holds
-        its owner weakly (no cycle, see :class:`KwCellCore`), so a temporary cell created and
-        called inside the differentiated function (``Ste()(x)``, as mindone's I-BERT does) was gone
-        before its backward ran. Outside the graph parser, a read gives a copy of
-        the function (a new function object with the same code: MindSpore reads its ``__code__``),
-    bound to the core, that also holds the owner: the tape's reference keeps the owner
-        alive exactly as long as the tape needs it, and nothing else keeps it. The graph parser
-        (which parses the function and ``__wrapped__``) gets the plain bound method.
+    MindSpore's PyNative executor reads ``cell.bprop`` when it records the forward call
+    (``call_custom_bprop``) and keeps what it read until the backward has run
+    (``tests/test_mindspore_contract.py``). The core holds its owner weakly (no cycle, see
+    :class:`KwCellCore`), so a temporary cell created and called inside the differentiated
+    function (``Ste()(x)``, as mindone's I-BERT does) was gone before its backward ran. Outside
+    the graph parser, a read gives a copy of the function (a new function object with the same
+    code: MindSpore reads its ``__code__``), bound to the core, that also holds the owner: the
+    tape's reference keeps the owner alive exactly as long as the tape needs it, and nothing
+    else keeps it. The graph parser (which parses the function and ``__wrapped__``) gets the
+    plain bound method.
     """
 
     __slots__ = ("fn",)

@@ -250,3 +250,52 @@ def test_the_same_composite_in_forward_and_bprop_is_mindspores_limit(graph: None
 
     with pytest.raises(RuntimeError, match="The func graph is empty"):
         ms.grad(Outer())(Tensor(X))
+
+
+def test_the_pynative_tape_reads_bprop_when_it_records_the_call() -> None:
+    """``call_custom_bprop`` reads ``cell.bprop`` when the forward call is recorded and keeps what
+    it read until the backward runs: a temporary KwCell's core hands the tape a bprop that holds
+    the owner (``_core.PinningBprop``)."""
+    try:
+        from mindspore.graph.api import _pynative_executor  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        from mindspore.common.api import _pynative_executor
+    log: list[str] = []
+
+    class Reader:
+        def __get__(self, obj: Any, owner: Any = None) -> Any:
+            if obj is None:
+                return self
+            log.append("read")
+
+            def bprop(x: Tensor, out: Tensor, dout: Tensor) -> Any:
+                log.append("run")
+                return (dout * 5.0,)
+
+            return bprop
+
+    class Cell(nn.Cell):
+        bprop = Reader()
+
+        def construct(self, x: Tensor) -> Any:
+            return ops.sin(x)
+
+        def __call__(self, x: Tensor) -> Any:
+            out = self.construct(x)
+            log.append("record")
+            _pynative_executor.call_custom_bprop(self, out, x)
+            return out
+
+    cell = Cell()
+    log.clear()
+
+    def f(x: Tensor) -> Any:
+        y = cell(x)
+        log.append("forward done")
+        return y.sum()
+
+    got = ms.grad(f)(Tensor(X)).asnumpy()
+    assert np.allclose(got, 5.0)
+    assert log == ["record", "read", "forward done", "run"], _contract(
+        "the PyNative tape reads bprop when it records the call, and keeps it", "kwcell/_core.py"
+    )

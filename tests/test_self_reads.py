@@ -290,7 +290,7 @@ class ComputedReturn(KwCell):
 def _core_graph(cell: nn.Cell) -> str:
     core = core_of(cell)
     assert core is not None
-    bprop: Any = type(core).bprop  # the generated function (a read on the class)
+    bprop: Any = getattr(type(core), "bprop")  # noqa: B009 - the generated function, read on the class
     return inspect.getsource(inspect.unwrap(bprop))
 
 
