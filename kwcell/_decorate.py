@@ -91,14 +91,34 @@ def _reslot(cls: type, *, check: bool = True) -> None:
     """Slots again for construct/bprop assigned as plain attributes since (``Sub.bprop = f``),
     or deleted (``del Sub.bprop``: the class inherits again). Without ``check``, what does not
     fit is reported when MindSpore next reads the cell's construct (the plan is made then)."""
+    managed_seen = False
     for klass in cls.__mro__:
         if klass is nn.Cell:
             break
         state = klass.__dict__
-        if MANAGED in state and not (is_slot(state.get("construct")) and is_slot(state.get("bprop"))):
+        if MANAGED not in state:
+            if not managed_seen and _derives_from_managed(klass):
+                # A subclass that was never set up: one below an __init_subclass__ that does not
+                # call super(), or one that existed before its base was decorated.
+                _adopt(klass)
+                state = klass.__dict__
+            else:
+                continue
+        managed_seen = True
+        if not (is_slot(state.get("construct")) and is_slot(state.get("bprop"))):
             _slotify(klass)
             if check:
                 check_class(klass)
+
+
+def _derives_from_managed(klass: type) -> bool:
+    return issubclass(klass, nn.Cell) and any(MANAGED in k.__dict__ for k in klass.__mro__[1:])
+
+
+def _adopt(klass: type) -> None:
+    """Set up a subclass of a decorated class that was not set up when it was created."""
+    type.__setattr__(klass, MANAGED, True)
+    _setup(klass, None)
 
 
 def _install(cls: type, compile_once: bool | None) -> None:
@@ -172,6 +192,14 @@ def _install(cls: type, compile_once: bool | None) -> None:
 
     type.__setattr__(cls, "__init_subclass__", classmethod(__init_subclass__))
     _setup(cls, compile_once)
+    # Subclasses that exist already (the decorator applied to a library's base after its
+    # subclasses were defined) are set up now, as their class statements would have been.
+    pending: list[type] = list(cls.__subclasses__())
+    while pending:
+        sub = pending.pop(0)
+        if MANAGED not in sub.__dict__:
+            _adopt(sub)
+        pending.extend(sub.__subclasses__())
 
 
 @overload

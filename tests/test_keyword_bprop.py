@@ -282,3 +282,68 @@ def test_weight_gradients_from_a_decorated_class(mode: str) -> None:
     gx, (gw,) = kwcell.grad(net, 0, [net.w])(Tensor(X), shift=1.0)
     np.testing.assert_allclose(gx.asnumpy(), X + 1.0, rtol=1e-6)
     np.testing.assert_allclose(gw.asnumpy(), 2.0 * X, rtol=1e-6)
+
+
+# --- subclasses the decorator did not see being created ---------------------------------------
+
+
+class LateBase(nn.Cell):
+    """A library's base, decorated only after its subclasses exist (its source cannot change)."""
+
+    def construct(self, x: Any, w: Any) -> Any:
+        return w * ops.sin(x)
+
+    def bprop(self, x: Any, w: Any, out: Any, dout: Any) -> Any:
+        return w * ops.cos(x) * dout, ops.sin(x) * dout
+
+
+class ExistingSub(LateBase):
+    def construct(self, x: Any, w: Any) -> Any:
+        return w * ops.sin(x) * 2.0
+
+    def bprop(self, x: Any, w: Any, out: Any, dout: Any) -> Any:
+        return 2.0 * w * ops.cos(x) * dout, 2.0 * ops.sin(x) * dout
+
+
+class QuietHook(LateBase):
+    def __init_subclass__(cls, **kwargs: Any) -> None:  # does not call super()
+        pass
+
+
+class BelowQuietHook(QuietHook):
+    def construct(self, x: Any, w: Any) -> Any:
+        return w * ops.sin(x) * 3.0
+
+    def bprop(self, x: Any, w: Any, out: Any, dout: Any) -> Any:
+        return 3.0 * w * ops.cos(x) * dout, 3.0 * ops.sin(x) * dout
+
+
+kwcell.keyword_bprop(LateBase)
+
+
+class DefinedAfterDecoration(QuietHook):  # below the quiet hook, after the decorator ran
+    def construct(self, x: Any, w: Any) -> Any:
+        return w * ops.sin(x) * 4.0
+
+    def bprop(self, x: Any, w: Any, out: Any, dout: Any) -> Any:
+        return 4.0 * w * ops.cos(x) * dout, 4.0 * ops.sin(x) * dout
+
+
+class SwappedCall(nn.Cell):
+    def __init__(self, cell: nn.Cell) -> None:
+        super().__init__()
+        self.cell = cell
+
+    def construct(self, x: Any, w: Any) -> Any:
+        return self.cell(w=w, x=x).sum()  # keywords in the other order
+
+
+@pytest.mark.parametrize(
+    ("cls", "k"), [(ExistingSub, 2.0), (BelowQuietHook, 3.0), (DefinedAfterDecoration, 4.0)]
+)
+def test_subclasses_the_decorator_did_not_see_created_bind_by_name(mode: str, cls: type, k: float) -> None:
+    x = np.array([0.3, 1.0, -0.6], np.float32)
+    w = np.array([2.0, 0.5, 1.5], np.float32)
+    gx, gw = ms.grad(SwappedCall(cls()), grad_position=(0, 1))(Tensor(x), Tensor(w))
+    np.testing.assert_allclose(gx.asnumpy(), k * w * np.cos(x), rtol=1e-5)
+    np.testing.assert_allclose(gw.asnumpy(), k * np.sin(x), rtol=1e-5)
