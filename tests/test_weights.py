@@ -411,10 +411,10 @@ def test_weight_cast_in_place_gets_gradients_in_its_new_dtype(cls: Any, mode: st
     dtype is refused there: MindSpore's ``AddN`` 'the input type must be same'). PYNATIVE
     gives a Parameter's gradient in the dtype it was created with, for nn.Cell as for KwCell."""
     net = cls()
-    x = Tensor(X)
-    for dtype in (ms.float32, ms.float64, ms.float32):
-        Tensor.assign_value(net.w, net.w.astype(dtype))
-        gx, (gw,) = kwcell.grad(net, 0, [net.w])(x.astype(dtype), shift=1.0)
+    for dtype, np_dtype in ((ms.float32, np.float32), (ms.float64, np.float64), (ms.float32, np.float32)):
+        w: Parameter = net.w
+        w.assign_value(Tensor(W0.astype(np_dtype)))
+        gx, (gw,) = kwcell.grad(net, 0, [w])(Tensor(X.astype(np_dtype)), shift=1.0)
         assert gx.dtype == dtype
         assert gw.dtype == (dtype if mode == "graph" else ms.float32)
         assert np.allclose(gw.asnumpy(), 2.0 * X) and np.allclose(gx.asnumpy(), W0)
