@@ -276,7 +276,8 @@ def test_parameters_are_restored_and_the_cell_still_trains(wrong: bool, mode: st
     weights = [net.fc_scaling_factor, net.bias]
 
     def loss(x: Tensor) -> Tensor:
-        return net(x, prev_act_scaling_factor=S_A)[0].sum()
+        total: Tensor = net(x, prev_act_scaling_factor=S_A)[0].sum()
+        return total
 
     _, (g_scale, g_bias) = kwcell.grad(loss, 0, weights)(X)
     w_int = np.array([[3, -7, 2], [-1, 4, 5]], np.float32)
