@@ -29,6 +29,11 @@ line for its own problems):
   gradients than construct has inputs, which fails when the gradient is taken, or more, which
   MindSpore silently ignores).
 - ``KW008`` any other ``KwCellDefinitionError``.
+- ``KW009`` bprop reads an attribute that construct sets on ``self`` (``self.norm_x = ...``):
+  that works in PYNATIVE only; a compiled graph fails with ``AttributeError``, or reads the
+  value ``__init__`` gave the attribute. Reported for plain ``nn.Cell`` bprops too (at the
+  line of bprop's read), and for ``KwCell`` classes at the ``class`` line (the class
+  statement's ``KwCellWarning``).
 
 Plain ``nn.Cell`` subclasses with a bprop (hazards measured on MindSpore 2.10; each message
 suggests the ``KwCell`` form):
@@ -87,7 +92,7 @@ from ._files import may_have_cells, python_files
 from ._functional import collecting, function_info
 from ._lookup import BpropSlot
 from ._meta import KwCellMeta
-from ._source import tuple_returns
+from ._source import state_on_self, tuple_returns
 from ._spec import BpropSpec, CellSpec, signature_of
 from ._validate import check_returned_literal, expected_bprop, plain_problems
 
@@ -467,13 +472,16 @@ def _plain_problems(cls: type, file: str) -> list[Problem]:
     c_line = _line(construct_fn, class_line)
     b_line = _line(bprop_fn, class_line)
     spec = CellSpec(cls.__module__, cls.__qualname__, construct, BpropSpec(bprop, False))
+    state = [
+        Problem(file, line, "KW009", note, label) for line, note in state_on_self(cls, construct_fn, bprop_fn)
+    ]
     if construct.var_positional or construct.var_keyword:
-        return []  # bprop(self, *args) territory: nothing to match by name
+        return state  # bprop(self, *args) territory: nothing to match by name
     fix = (
         f"; derive {cls.__qualname__} from kwcell.KwCell, which matches bprop to construct by name, "
         f"e.g. {expected_bprop(construct)}"
     )
-    found = [
+    found = state + [
         Problem(file, c_line if code in ("KW101", "KW102") else b_line, code, message + fix, label)
         for code, message in plain_problems(spec)
     ]

@@ -39,6 +39,7 @@ GRAPH = "graph"
 # First matching fragment of a KwCellDefinitionError message -> the code ``kwcell check``
 # reports it with (``kwcell migrate`` names the same code when it leaves a class alone).
 _DEFINITION_CODES = (
+    (".construct sets (line", "KW009"),  # a warning, kwcell._selfstate's
     ("returns ", "KW007"),
     ("positional parameter(s) (", "KW104"),
     ("is not a parameter of", "KW001"),
@@ -53,7 +54,8 @@ _DEFINITION_CODES = (
 
 
 def definition_code(message: str) -> str:
-    """The ``kwcell check`` code of a ``KwCellDefinitionError`` message (``KW008``: any other)."""
+    """The ``kwcell check`` code of a ``KwCellDefinitionError`` or class-creation
+    ``KwCellWarning`` message (``KW008``: any other)."""
     for fragment, code in _DEFINITION_CODES:
         if fragment in message:
             return code

@@ -31,6 +31,7 @@ from ._source import (
     no_source_reason,
     parsable_source,
     rewrite_bprop,
+    state_on_self,
     written_copy,
 )
 from ._spec import KEYWORD_ONLY, POSITIONAL_ONLY, BpropSpec, CellSpec, Signature, call_text, signature_of
@@ -331,7 +332,12 @@ def generate(
         function=function,
     )
     check_construct(spec)
+    # construct storing state on self for bprop: PYNATIVE only, whatever the bprop's form
+    state = state_on_self(cls, construct, bprop) if construct_self and bprop_self and not function else []
     if passes_through(spec):
+        if warn:
+            for _, note in state:
+                warnings.warn(note, KwCellWarning, stacklevel=_user_stacklevel())
         return None
     token = next(_TOKENS)
     # MindSpore's own forms keep MindSpore's timing: a problem nn.Cell reports only when the
@@ -351,7 +357,7 @@ def generate(
         bprop_parts, notes = _bprop_units(cls, spec, bprop, reading, exc, lenient, token, **extra)  # type: ignore[arg-type]
         notes = [f"{exc} (MindSpore's bprop form: the gradient of {cls.__qualname__} will raise this error)"]
     if warn:
-        for note in notes:
+        for note in [*notes, *(message for _, message in state)]:
             warnings.warn(note, KwCellWarning, stacklevel=_user_stacklevel())
     label = _label(cls)
     qualname = cls.__qualname__

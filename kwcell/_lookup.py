@@ -230,6 +230,7 @@ class ConstructSlot(_Slot):
                     and seen.owner() is obj
                     and (seen.core is None or type(seen.core) is seen.info.core_cls)
                     and same_listing(listing(obj), seen.weights)
+                    and (not seen.weights or _same_layout(state, seen.core))
                 )
                 if (usual or still_seen(obj) is not None) and own.get("construct") is self:
                     if seen.info is not None:
@@ -480,7 +481,21 @@ def still_seen(obj: Any) -> Seen | None:
         return None
     if not same_listing(listing(obj), seen.weights):
         return None
+    if seen.weights and not _same_layout(state, seen.core):
+        return None
     return seen
+
+
+def _same_layout(state: dict[str, Any], core: Any) -> bool:
+    """Whether the weights the dispatcher passes still have the dtype and shape the core's
+    weight keys recorded (the zeros and casts of their gradients are built from those): a
+    Parameter cast or reshaped in place (``assign_value``, ``kwcell.gradcheck``'s float64
+    run and its restore) makes the record stale."""
+    weights = state.get("_kwcell_weights", ())
+    keys = core.__dict__.get("_kwcell_weight_keys", ()) if core is not None else ()
+    if len(keys) != len(weights):
+        return False
+    return all(k[1] == w.dtype and k[2] == tuple(w.shape) for k, w in zip(keys, weights, strict=True))
 
 
 def is_slot(value: Any) -> bool:

@@ -27,16 +27,19 @@ from typing import Any
 from ._codegen import AST_LOCK
 from ._lookup import super_reader
 from ._returns import check_return
+from ._selfstate import Source, attribute_reads, attribute_writes, state_notes
 from ._spec import CellSpec
 from ._validate import BY_POSITION, check_returned_literal, decorated_bprop
 
 __all__ = [
     "RewrittenBprop",
     "calls_super_bprop",
+    "function_source",
     "no_source_reason",
     "parsable_source",
     "rewrite_bprop",
     "stale_source",
+    "state_on_self",
     "written_copy",
 ]
 
@@ -348,6 +351,52 @@ def stale_source(fn: Callable[..., Any]) -> bool:
     if not lines or _rewritten_by_pytest(fn):
         return False
     return not _matches_code(fn, lines)
+
+
+def function_source(fn: Callable[..., Any]) -> Source | None:
+    """``fn``'s own source (dedented) and the file line it starts on, for the rules read from
+    source (:mod:`kwcell._selfstate`); ``None`` without a source that still matches ``fn``."""
+    found = _function_tree(inspect.unwrap(fn)) if callable(fn) else None
+    if found is None or not isinstance(found[1].body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return Source(found[0], found[3])
+
+
+def state_on_self(
+    cls: type, construct: Callable[..., Any], bprop: Callable[..., Any]
+) -> list[tuple[int, str]]:
+    """The :func:`kwcell._selfstate.state_notes` of ``cls``: attributes its ``construct``
+    sets on self and its ``bprop`` reads, with what an ``__init__`` of the class or of a base
+    sets too (MindSpore's and kwcell's own ``__init__`` aside). ``[]`` without source."""
+    construct_source = function_source(construct)
+    writes = attribute_writes(construct_source) if construct_source is not None else {}
+    bprop_source = function_source(bprop) if writes else None
+    reads = attribute_reads(bprop_source) if bprop_source is not None else {}
+    if not writes.keys() & reads.keys():
+        return []
+    init_writes: dict[str, int] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        module = getattr(init, "__module__", None) or ""
+        if not isinstance(init, types.FunctionType) or module.split(".")[0] in ("mindspore", "kwcell"):
+            continue
+        init_source = function_source(init)
+        for name, line in (attribute_writes(init_source) if init_source is not None else {}).items():
+            init_writes.setdefault(name, line)  # the most derived __init__ that sets it
+    return state_notes(
+        cls.__qualname__,
+        writes,
+        reads,
+        init_writes,
+        construct_from=_defined_elsewhere(cls, construct),
+        bprop_from=_defined_elsewhere(cls, bprop),
+    )
+
+
+def _defined_elsewhere(cls: type, fn: Callable[..., Any]) -> str:
+    """The class ``fn`` was defined in (from its ``__qualname__``), if it is not ``cls``."""
+    owner = getattr(inspect.unwrap(fn), "__qualname__", "").rpartition(".")[0]
+    return "" if owner in ("", cls.__qualname__) or "<locals>" in owner.rpartition(".")[2] else owner
 
 
 def tuple_returns(fn: Callable[..., Any]) -> list[tuple[int, int]]:

@@ -85,6 +85,7 @@ from mypy.server.trigger import make_trigger
 from mypy.types import AnyType, LiteralType, NoneType, Type, TypeOfAny, UnionType
 
 from ._errors import KwCellDefinitionError
+from ._selfstate import Source, attribute_reads, attribute_writes, state_notes
 from ._spec import EMPTY, BpropSpec, CellSpec, Param, Signature
 from ._validate import (
     CLASSIC_ARGS,
@@ -367,15 +368,64 @@ def _blocks(stmt: Statement) -> list[Block]:
     return []
 
 
-def _record(info: TypeInfo, own: dict[str, FuncDef], source: Callable[[Expression], str]) -> None:
+def _function_source(fn: FuncDef, lines: list[str]) -> Source | None:
+    """``fn``'s text in its module's ``lines``, as :mod:`kwcell._selfstate` reads it."""
+    if not lines or fn.end_line is None or fn.line < 1:
+        return None
+    return Source("\n".join(lines[fn.line - 1 : fn.end_line]), fn.line)
+
+
+def _own_init(defn: ClassDef) -> FuncDef | None:
+    for stmt in defn.defs.body:
+        node = stmt.func if isinstance(stmt, Decorator) else stmt
+        if isinstance(node, FuncDef) and node.name == "__init__":
+            return node
+    return None
+
+
+def _record(
+    info: TypeInfo, own: dict[str, FuncDef], source: Callable[[Expression], str], lines: list[str]
+) -> None:
     data: dict[str, Any] = {}
     for name, fn in own.items():
         data[name] = {"signature": _encode_signature(_signature(fn, source))}
+        text = _function_source(fn, lines)
         if name == "bprop":
             data[name]["returns"] = _return_shapes(fn)
             data[name]["decorated"] = fn.is_decorated
             data[name]["jit"] = id(fn) in _JITTED
+            data[name]["reads"] = attribute_reads(text) if text is not None else {}
+        else:
+            data[name]["writes"] = attribute_writes(text) if text is not None else {}
+    init = _own_init(info.defn)
+    text = _function_source(init, lines) if init is not None else None
+    if text is not None:
+        data["__init__"] = {"writes": attribute_writes(text)}
     info.metadata[_META] = data
+
+
+def _state(
+    info: TypeInfo, construct_owner: TypeInfo, bprop_owner: TypeInfo, qualname: str
+) -> list[tuple[int, str]]:
+    """The runtime's :func:`kwcell._selfstate.state_notes`, from what the plugin recorded of
+    construct's writes, bprop's reads and the ``__init__`` of each recorded class of the MRO
+    (a class the plugin never recorded, such as a plain mixin, is not read)."""
+    writes = construct_owner.metadata.get(_META, {}).get("construct", {}).get("writes", {})
+    reads = bprop_owner.metadata.get(_META, {}).get("bprop", {}).get("reads", {})
+    if not writes.keys() & reads.keys():
+        return []
+    init_writes: dict[str, int] = {}
+    for base in info.mro:
+        for name, line in base.metadata.get(_META, {}).get("__init__", {}).get("writes", {}).items():
+            init_writes.setdefault(name, line)
+    return state_notes(
+        qualname,
+        writes,
+        reads,
+        init_writes,
+        construct_from="" if construct_owner is info else _qualname(construct_owner),
+        bprop_from="" if bprop_owner is info else _qualname(bprop_owner),
+    )
 
 
 class _Method:
@@ -499,7 +549,7 @@ def check_class(
     the MRO is read from what the plugin recorded (or, failing that, from names and kinds).
     ``lines`` are the source lines of the class's module (for quoting default expressions).
     """
-    _record(info, own, _source_reader(lines))
+    _record(info, own, _source_reader(lines), lines)
     if not own:
         return  # nothing new: the class that defined the methods was checked
     bprop_owner = _defining(info, "bprop")
@@ -527,8 +577,15 @@ def check_class(
     except KwCellDefinitionError as exc:
         report(str(exc), where, False)
         return
+    # state construct stores on self for bprop (KW009), reported after the other notes
+    state = [
+        (note, Context(line=line) if bprop_owner is info else where)
+        for line, note in _state(info, construct_owner, bprop_owner, qualname)
+    ]
     if passes_through(spec):
-        return  # left to MindSpore exactly as an nn.Cell
+        for note, place in state:  # otherwise left to MindSpore exactly as an nn.Cell
+            report(note, place, True)
+        return
     lenient = is_mindspore_form(bsig)
     notes: list[tuple[str, Context]] = []
     at = [where]  # where the check stands (the return being read), for an error
@@ -555,7 +612,7 @@ def check_class(
             report(str(exc), at[0], False)
             return
         notes = [_deferred_note(exc, qualname, where)]
-    for note, place in notes:
+    for note, place in [*notes, *state]:
         report(note, place, True)
 
 

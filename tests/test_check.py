@@ -324,3 +324,60 @@ def test_the_kwcell_class_statement_warns_the_same_count_message() -> None:
 
     messages = [str(w.message) for w in caught if issubclass(w.category, KwCellWarning)]
     assert messages == [SCALE.split(": KW104: ", 1)[1]]
+
+
+STATE_MODULE = """\
+from mindspore import nn, ops
+
+from kwcell import KwCell
+
+
+class PlainNorm(nn.Cell):
+    def construct(self, x):
+        self.norm_x = x * ops.rsqrt((x * x).mean(-1, keep_dims=True) + 1e-6)
+        return self.norm_x
+
+    def bprop(self, x, out, dout):
+        return (dout * self.norm_x,)
+
+
+class KwNorm(KwCell):
+    def __init__(self):
+        super().__init__()
+        self.norm_x = None
+
+    def construct(self, x):
+        self.norm_x = x * ops.rsqrt((x * x).mean(-1, keep_dims=True) + 1e-6)
+        return self.norm_x
+
+    def bprop(self, x, out, dout):
+        return (dout * self.norm_x,)
+"""
+
+
+def test_state_stored_on_self_for_bprop_is_kw009(tmp_path: Path) -> None:
+    """A plain cell at bprop's read (its line said once), a KwCell at its class line (the class
+    statement's warning, as it is)."""
+    path = tmp_path / "norms.py"
+    path.write_text(STATE_MODULE, encoding="utf-8")
+    result = run(str(path))
+    tail = (
+        "that works in PYNATIVE only. GRAPH_MODE and @ms.jit compile bprop apart from construct, and "
+        "construct's assignment never reaches the cell, so "
+    )
+    fix = (
+        ". Return it from construct as part of out (e.g. `return y, norm_x`; bprop gets it as out[1]), or "
+        "recompute it in bprop from the inputs"
+    )
+    assert result.stdout.splitlines() == [
+        f"{path}:12: KW009: PlainNorm.bprop reads self.norm_x, which PlainNorm.construct sets (line 8): "
+        + tail
+        + "MindSpore fails with AttributeError (no attribute 'norm_x')"
+        + fix,
+        f"{path}:15: KW009: KwNorm.bprop reads self.norm_x (line 25), which KwNorm.construct sets (line 21): "
+        + tail
+        + "bprop reads the value __init__ gives it (line 18), never construct's: a wrong gradient without an "
+        "error (or an error, if that value cannot be computed with, such as None)" + fix,
+        "kwcell check: 2 problems (2 cells checked in 1 module)",
+    ], result.stderr[-2000:]
+    assert result.returncode == 1

@@ -256,6 +256,63 @@ class Net(KwCell):
     def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> ms.Tensor:
         return dout
 """,
+    # state construct stores on self for bprop (KW009): PYNATIVE only
+    "state_on_self": """
+class RMSNorm2D(KwCell):
+    def __init__(self, eps: float = 1e-6) -> None:
+        super().__init__()
+        self.eps = eps
+
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        self.norm_x = x * ops.rsqrt((x * x).mean(-1, keep_dims=True) + self.eps)
+        return self.norm_x
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> tuple[ms.Tensor]:
+        rstd = ops.rsqrt((x * x).mean(-1, keep_dims=True) + self.eps)
+        return (rstd * (dout - self.norm_x * (dout * self.norm_x).mean(-1, keep_dims=True)),)
+""",
+    "state_on_self_with_default_in_init": """
+class Cached(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale: ms.Tensor | None = None
+
+    def construct(self, x: ms.Tensor, *, w: float = 2.0) -> ms.Tensor:
+        self.scale, y = ops.cos(x), w * ops.sin(x)
+        return y
+
+    def bprop(self, x: ms.Tensor, *, w: float = 2.0, out: ms.Tensor, dout: ms.Tensor) -> dict[str, ms.Tensor]:
+        assert self.scale is not None
+        return {"x": w * self.scale * dout}
+""",
+    "state_on_self_bprop_inherited": """
+class Base(KwCell):
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> tuple[ms.Tensor]:
+        return (getattr(self, "saved") * dout,)
+
+
+class Child(Base):
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        setattr(self, "saved", ops.cos(x))
+        return ops.sin(x)
+""",
+    "state_on_self_not_read_back": """
+class Counter(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+        self.w = 2.0
+
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        self.calls += 1
+        return self.w * x
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> tuple[ms.Tensor]:
+        def helper() -> ms.Tensor:
+            return self.w * dout
+
+        return (helper(),)
+""",
     # @kwcell.keyword_bprop: a library base decorated once (it keeps its bases, mixin included),
     # and the models derived from it, in this module or another
     "keyword_bprop_library_valid": """

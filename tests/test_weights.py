@@ -401,3 +401,20 @@ def test_weighted_cell_called_twice_and_in_fp16(mode: str, fp16: bool) -> None:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     assert gw.dtype == ms.float32
     np.testing.assert_allclose(gw.asnumpy(), 9.0 * (wc.W0 - 2.0), rtol=1e-3)
+
+
+@pytest.mark.parametrize("cls", [TupleScale, NamedInputsScale], ids=lambda c: c.__name__)
+def test_weight_cast_in_place_gets_gradients_in_its_new_dtype(cls: Any, mode: str) -> None:
+    """A Parameter whose dtype changes in place (``Tensor.assign_value``, what
+    ``kwcell.gradcheck`` does for its float64 run and to restore it) gets its gradient in the
+    dtype it has now in a graph, also after the cell ran in the old one (a gradient of the old
+    dtype is refused there: MindSpore's ``AddN`` 'the input type must be same'). PYNATIVE
+    gives a Parameter's gradient in the dtype it was created with, for nn.Cell as for KwCell."""
+    net = cls()
+    for dtype, np_dtype in ((ms.float32, np.float32), (ms.float64, np.float64), (ms.float32, np.float32)):
+        w: Parameter = net.w
+        w.assign_value(Tensor(W0.astype(np_dtype)))
+        gx, (gw,) = kwcell.grad(net, 0, [w])(Tensor(X.astype(np_dtype)), shift=1.0)
+        assert gx.dtype == dtype
+        assert gw.dtype == (dtype if mode == "graph" else ms.float32)
+        assert np.allclose(gw.asnumpy(), 2.0 * X) and np.allclose(gx.asnumpy(), W0)
