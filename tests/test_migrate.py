@@ -1018,7 +1018,10 @@ def test_rewritten_suite_cells_import_and_pass(tmp_path: Path) -> None:
     shutil.copy(ROOT / "pyproject.toml", tmp_path)  # the suite's pytest options (markers, -m 'not slow')
     tests = tmp_path / "tests"
     expected = {p: _scan(p) for p in sorted(tests.glob("*.py"))}
-    expected = {p: classes for p, classes in expected.items() if classes}
+    # The contract test asserts plain MindSpore's behaviour: it is never migrated.
+    expected = {
+        p: classes for p, classes in expected.items() if classes and p.name != "test_mindspore_contract.py"
+    }
     assert tests / "test_zoo.py" in expected and tests / "training_nets.py" in expected
     before = {p: p.read_text(encoding="utf-8") for p in expected}
 
