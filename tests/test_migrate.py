@@ -981,6 +981,9 @@ _ZOO_NOW_WORKING = [
 ]
 POP_ERROR = "The pop index out of range"
 NN_CELL_PINS = {
+    # gradcheck of a plain nn.Cell's weights is PYNATIVE-only because MindSpore's graphs refuse
+    # Parameters in its bprop; migrated to KwCell, the graph check works
+    "test_gradcheck.py::test_plain_cell_weights_pynative": "DID NOT RAISE",
     **{
         f"test_zoo.py::test_zoo_cell_matches_nn_cell[{how}-{case}]": "DID NOT RAISE"
         for case in _ZOO_NOW_WORKING

@@ -416,5 +416,7 @@ def test_weight_cast_in_place_gets_gradients_in_its_new_dtype(cls: Any, mode: st
         w.assign_value(Tensor(W0.astype(np_dtype)))
         gx, (gw,) = kwcell.grad(net, 0, [w])(Tensor(X.astype(np_dtype)), shift=1.0)
         assert gx.dtype == dtype
-        assert gw.dtype == (dtype if mode == "graph" else ms.float32)
+        # PYNATIVE: the dtype the Parameter was created with on MindSpore 2.8-2.10, its current
+        # dtype on 2.7 (MindSpore's choice, the same for nn.Cell)
+        assert gw.dtype == dtype if mode == "graph" else gw.dtype in (dtype, ms.float32)
         assert np.allclose(gw.asnumpy(), 2.0 * X) and np.allclose(gx.asnumpy(), W0)
