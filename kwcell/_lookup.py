@@ -235,7 +235,7 @@ class ConstructSlot(_Slot):
                 if (usual or still_seen(obj) is not None) and own.get("construct") is self:
                     if seen.info is not None:
                         if _compiling(frame):
-                            _for_graph(obj, seen.info.dispatcher)
+                            _for_graph(obj)
                         return _MethodType(seen.info.dispatcher, obj)
                     if seen.construct is not None:  # no bprop: the user's construct, as on nn.Cell
                         return _bind(seen.construct, obj)
@@ -244,7 +244,7 @@ class ConstructSlot(_Slot):
             dispatcher = obj._kwcell_dispatcher()
             if dispatcher is not None:
                 if _compiling(frame):
-                    _for_graph(obj, dispatcher.__func__)
+                    _for_graph(obj)
                 return dispatcher
         if nearest:
             assigned = obj.__dict__.get("construct")
@@ -370,13 +370,9 @@ def _plain_method(cls: type, name: str) -> tuple[type | None, Any]:
     return None, None
 
 
-def _for_graph(obj: Any, dispatcher: Any) -> None:
-    """The graph compiler reading the forward it compiles: the core's graph copies of the
-    user's functions are made now, once per plan (``_generate._graph_copies``), and a gradient
-    it would compile forever is reported (its reads of bprop swallow errors)."""
-    # The core's graph copies of the user's functions (core3) are no longer made: with them,
-    # a construct and bprop calling the same MindSpore composite (ops.clip_by_value) failed
-    # to compile ("The func graph is empty"), where nn.Cell is right. Removal follows.
+def _for_graph(obj: Any) -> None:
+    """The graph compiler reading the forward it compiles: a gradient it would compile
+    forever is reported now (its reads of bprop swallow errors)."""
     problem = graph_recursion(obj)
     if problem is not None:
         raise RuntimeError(problem)
