@@ -34,6 +34,7 @@ from ._mode import GRAPH as _GRAPH
 from ._mode import KEY as _KEY
 from ._mode import MODE as _MODE
 from ._reuse import configure as _configure_reuse
+from ._runtime import WeightKeys
 
 __all__ = ["HasConstruct", "KwCell"]
 
@@ -316,13 +317,11 @@ def _weights_of(cell: nn.Cell, listed: tuple[Any, ...], info: KwCellInfo) -> tup
     return tuple(weights)
 
 
-def _weight_keys(
-    cell: nn.Cell, weights: tuple[Parameter, ...]
-) -> tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...]:
+def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> WeightKeys:
     """For each weight, the names a graph's bprop can return its gradient under (its index
     ``#<i>`` and every ``self.<path>`` that reaches it: ``{self.dense.weight: g}`` is rewritten
-    to ``{"self.dense.weight": g}``), and its dtype (a graph sees the weight as the cell's
-    mixed precision casts it)."""
+    to ``{"self.dense.weight": g}``), its dtype (a graph sees the weight as the cell's
+    mixed precision casts it) and its shape (the zeros of a gradient bprop leaves out)."""
     paths: list[list[str]] = [[f"#{i}"] for i in range(len(weights))]  # by index
     for prefix, sub in cell.cells_and_names():
         params: dict[str, Any] = getattr(sub, "_params", {})  # nn.Cell's own Parameters by name

@@ -30,7 +30,11 @@ from mindspore.ops import HyperMap, MultitypeFuncGraph, constexpr
 from ._errors import GRAPH, PYNATIVE, GradientCountError, contract_message
 from ._validate import mindspore_errors
 
-__all__ = ["graph_zero", "in_graph", "normalize", "normalize_pynative", "zero"]
+__all__ = ["WeightKeys", "graph_zero", "in_graph", "normalize", "normalize_pynative", "zero"]
+
+#: For each weight a core takes: the names its gradient can be returned under (``#<i>`` and
+#: every ``self.<path>``), its dtype and its shape (``_cell._weight_keys`` builds them).
+WeightKeys = tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...]
 
 # One primitive instance for every zero kwcell generates. ``ops.zeros_like`` (a function) in
 # a generated bprop breaks GRAPH_MODE compilation when the cell's construct calls
@@ -270,9 +274,7 @@ def _is_weight_key(key: Any, attr_keys: tuple[str, ...]) -> bool:
     return isinstance(key, str) and (key in attr_keys or key[:5] == "self." or key[:1] == "#")
 
 
-def _weight_of(
-    key: Any, weights: tuple[Any, ...], weight_keys: tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...]
-) -> int:
+def _weight_of(key: Any, weights: tuple[Any, ...], weight_keys: WeightKeys) -> int:
     """The index in ``weights`` of the weight a dict key names, or -1."""
     for i in range(len(weights)):
         if isinstance(key, str):
@@ -292,7 +294,7 @@ def _key_text(key: Any) -> str:
 def _weight_part(
     grads: Any,
     weights: tuple[Any, ...],
-    weight_keys: tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...],
+    weight_keys: WeightKeys,
     attr_keys: tuple[str, ...],
     where: str,
     every: bool,
@@ -321,7 +323,9 @@ def _weight_part(
 
 def _weight_grad(grad: Any, weight: Any, dtype: Any, shape: Any) -> Any:
     """A weight's gradient in its Parameter's ``dtype`` (a cell run in fp16 computes its
-    gradients in fp16, and a graph refuses to sum a Parameter's gradients of mixed dtypes)."""
+    gradients in fp16, and a graph refuses to sum a Parameter's gradients of mixed dtypes);
+    zeros of its ``shape`` when bprop gives none (built from the shape, not from the weight:
+    a graph input read only by ``zeros_like`` is pruned, and MindSpore then fails)."""
     if grad is None:
         return None if weight is None else _ZEROS(shape, dtype)
     if isinstance(grad, Tensor) and grad.dtype != dtype:
@@ -351,7 +355,7 @@ def normalize(
     where: str,
     extras_ok: bool = False,
     weights: tuple[Any, ...] = (),
-    weight_keys: tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...] = (),
+    weight_keys: WeightKeys = (),
     attr_keys: tuple[str, ...] = (),
 ) -> Any:
     """Turn any return form bprop may use into MindSpore's tuple, one entry per input.
@@ -395,7 +399,7 @@ def normalize_pynative(
     where: str,
     extras_ok: bool = False,
     weights: tuple[Any, ...] = (),
-    weight_keys: tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...] = (),
+    weight_keys: WeightKeys = (),
     attr_keys: tuple[str, ...] = (),
 ) -> Any:
     """:func:`normalize` for PYNATIVE, where it runs after every call of the user's bprop.
