@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - MindSpore 2.8, 2.9
         _no_grad = None
 
 
-__all__ = ["KwCellCore", "PinningBprop"]
+__all__ = ["OWNER_LINK", "KwCellCore", "PinningBprop"]
 
 _MISSING = object()
 _GETATTRIBUTE: Any = object.__getattribute__
@@ -52,6 +52,20 @@ def _unattached(*args: Any) -> Any:
     raise RuntimeError(msg)
 
 
+def _owner_link(cell: Any) -> nn.Cell:
+    # (_kwcell_owner_or_none inlined: the core's construct and bprop read this per call)
+    ref = cell.__dict__.get("_kwcell_owner_ref")
+    owner: nn.Cell | None = ref() if ref is not None else None
+    if owner is None:
+        raise AttributeError("_kwcell_owner")
+    return owner
+
+
+#: ``_kwcell_owner`` of a cell that reaches its owner through the weak reference
+#: ``_kwcell_owner_ref`` (a core, a compile-once class's shared cell).
+OWNER_LINK: Any = property(_owner_link)
+
+
 class KwCellCore(nn.Cell):
     """The hidden cell that carries a KwCell's generated positional construct and bprop.
 
@@ -64,14 +78,7 @@ class KwCellCore(nn.Cell):
     _init_flag: bool  # set by nn.Cell once its parameters are initialised
     has_bprop: bool  # set by nn.Cell.__init__
 
-    @property
-    def _kwcell_owner(self) -> nn.Cell:
-        # (_kwcell_owner_or_none inlined: the core's construct and bprop read this per call)
-        ref = self.__dict__.get("_kwcell_owner_ref")
-        owner: nn.Cell | None = ref() if ref is not None else None
-        if owner is None:
-            raise AttributeError("_kwcell_owner")
-        return owner
+    _kwcell_owner = OWNER_LINK
 
     # Replaced by the class of the plan in use (see ``KwCell._kwcell_dispatcher``): a core is
     # given the class whose positional construct and bprop fit its owner's construct and bprop

@@ -60,6 +60,7 @@ from mindspore import Parameter, Tensor, context, nn
 from mindspore.common.dtype import Type as DType
 from mindspore.ops import Primitive
 
+from ._core import OWNER_LINK
 from ._errors import KwCellDefinitionError
 from ._info import info_of
 from ._lookup import is_slot
@@ -749,13 +750,7 @@ class KwCellShared(nn.Cell):
     no_inline = False
     _kwcell_real = _RealCore()
 
-    @property
-    def _kwcell_owner(self) -> nn.Cell:
-        ref = self.__dict__.get("_kwcell_owner_ref")
-        owner: nn.Cell | None = ref() if ref is not None else None
-        if owner is None:
-            raise AttributeError("_kwcell_owner")
-        return owner
+    _kwcell_owner = OWNER_LINK  # a core's weak link to its owner
 
     def parameters_and_names(self, *args: Any, **kwargs: Any) -> Any:
         # What MindSpore's reuse turns into inputs of the reused graph, matched by position
