@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import mindspore as ms
 import numpy as np
 import psutil
+import pytest
 from mindspore import Tensor, nn, ops
 
 import kwcell
@@ -137,6 +138,7 @@ def _quantised_loss(x: Tensor) -> Any:
     return (_Ste()(x) * 2.0 + _Ste()(x * 3.0) + _Ste()(x - 1.0)).sum()
 
 
+@pytest.mark.slow  # about 10 s: the default run keeps tests/test_temporaries.py's 300-step check
 def test_2100_temporaries_are_freed_step_by_step_without_the_cycle_collector() -> None:
     # Each step's temporaries live as long as MindSpore's tape needs them, and no longer
     # (tests/test_temporaries.py counts them after gc.collect()): with the cycle collector
