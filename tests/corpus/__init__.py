@@ -1,0 +1,1 @@
+"""The corpus: custom-bprop cells re-implemented from public MindSpore code (``harness.py``)."""
