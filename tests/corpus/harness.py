@@ -130,7 +130,9 @@ def douts(case: Case, inputs: Arrays) -> Any:
         return case.dout(out)
     if isinstance(out, tuple):
         return tuple(
-            pattern(o.shape, seed=7 + i) if isinstance(o, Tensor) and o.dtype in (ms.float32, ms.float16) else None
+            pattern(o.shape, seed=7 + i)
+            if isinstance(o, Tensor) and o.dtype in (ms.float32, ms.float16)
+            else None
             for i, o in enumerate(out)
         )
     return pattern(out.shape)
@@ -151,7 +153,7 @@ def _function(case: Case, variant: str, cell: Any, inputs: Arrays, s: Any) -> Ca
 
     def f(*tensors: Any) -> Any:
         args = list(fixed)
-        for p, t in zip(positions, tensors):
+        for p, t in zip(positions, tensors, strict=True):
             args[p] = t
         return head(call(cell, *args), s)
 
@@ -251,7 +253,7 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
     if mode == "jit":
         inner = g
 
-        @ms.jit  # type: ignore[misc]
+        @ms.jit
         def step(*a: Any) -> Any:
             return inner(*a)
 
@@ -259,7 +261,7 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
     result = g(*tensors)
     if weights is not None:
         dx, dw = result
-        named = {w.name: v.asnumpy() for w, v in zip(weights, dw)}
+        named = {w.name: v.asnumpy() for w, v in zip(weights, dw, strict=True)}
     else:
         dx, named = result, {}
     if not isinstance(dx, tuple):
@@ -324,6 +326,9 @@ def expected_train(case: Case, steps: int = 3, lr: float = 0.05) -> Any:
         scaled = list(inputs)
         scaled[first] = x * p
         dx = np.asarray(case.expected(tuple(scaled), d)[first], np.float32)
-        p = p - lr * (dx * x).reshape(p.shape) if dx.shape == p.shape else p - lr * np.broadcast_to(dx * x, p.shape)
+        p = (
+            p - lr * (dx * x).reshape(p.shape)
+            if dx.shape == p.shape
+            else p - lr * np.broadcast_to(dx * x, p.shape)
+        )
     return p
-

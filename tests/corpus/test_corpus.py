@@ -59,7 +59,7 @@ def _check(case: Case, variant: str, mode: str) -> None:
     dx, dw = run(case, variant, mode)
     want_dx, want_dw = expected_grads(case, mode)
     assert len(dx) == len(want_dx), f"{case.name}: {len(dx)} input gradients, expected {len(want_dx)}"
-    for i, (g, w) in enumerate(zip(dx, want_dx)):
+    for i, (g, w) in enumerate(zip(dx, want_dx, strict=True)):
         _close(case, g, w, f"gradient of float input {i}")
     for name, w in want_dw.items():
         assert name in dw, f"{case.name}: no gradient for weight {name} (got {sorted(dw)})"
