@@ -71,6 +71,11 @@ _CELL_FILE = os.path.normcase(os.path.abspath(nn.cell.__file__))  # type: ignore
 # its Python code (``Cell.__call__``, the graph parser) or its C++ compiler, whose reads show
 # the Python frame that called into it.
 _MS_DIR = os.path.dirname(os.path.dirname(_CELL_FILE)) + os.sep
+# ...except the parser's namespace of a cell's members, which resolves ``self.<name>`` in the code
+# it parses: that is the user's read (``self.inner.construct(x)``, ``self.construct(...)`` in a
+# bprop), answered as on nn.Cell (the user's construct, with autodiff and no bprop).
+# (mindspore/graph/_parse/namespace.py on 2.9-2.10, mindspore/_extends/parse/ on 2.7-2.8)
+_MEMBER_READS = os.sep + "namespace.py"
 _STOP = nn.Cell
 _CELL_GETATTR: Any = getattr(nn.Cell, "__getattr__")  # noqa: B009 - not in the stubs
 _getframe = sys._getframe
@@ -208,7 +213,8 @@ class ConstructSlot(_Slot):
                 return nn.Cell.construct
             return fn
         frame = _getframe(1)
-        from_mindspore = frame.f_code.co_filename.startswith(_MS_DIR)
+        filename = frame.f_code.co_filename
+        from_mindspore = filename.startswith(_MS_DIR) and not filename.endswith(_MEMBER_READS)
         if from_mindspore:
             # MindSpore's read on every call: what this instance ran last, while that holds.
             state = obj.__dict__
