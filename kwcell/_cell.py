@@ -137,6 +137,9 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
 
     #: The hidden cell that carries the generated positional bprop (made on first use).
     _kwcell_core: Any = _LazyCore()
+    # the instance's own core, whatever _kwcell_core is (a compile_once class's dispatcher
+    # sends calls with Python values here: _templates.ROUTE)
+    _kwcell_own_core: Any = _LazyCore()
 
     if not TYPE_CHECKING:
         construct = ConstructSlot(None)

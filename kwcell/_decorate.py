@@ -45,6 +45,7 @@ _super: Any = super  # two-argument super() with a class known only at run time
 # zero-argument super(), so the same functions serve a decorated class.
 _BEHAVIOUR = (
     "_kwcell_core",
+    "_kwcell_own_core",
     "_kwcell_plan",
     "_kwcell_found",
     "_kwcell_running_info",

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mindspore import Tensor
+
 from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
@@ -26,6 +28,7 @@ from ._core import KwCellCore, PinningBprop
 from ._deferred import graph_raiser
 from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
+from ._reuse import shares_graphs
 from ._source import (
     ZERO,
     no_source_reason,
@@ -45,6 +48,7 @@ from ._templates import (
     PY_BPROP_DIRECT,
     RAISE_BPROP,
     RAISE_GRAPH_BPROP,
+    ROUTE,
 )
 from ._validate import (
     BY_NAME,
@@ -383,18 +387,29 @@ def generate(
     )
     rendered = signature_source(spec.construct, with_self=True)
     signature, default_refs, closure = rendered
+    core_args = args + (", *self._kwcell_weights" if weights else "")
+    routes = shares_graphs(cls) and bool(names)
+    if weights:
+        closure = {**closure, "_kwcell_in_graph": _runtime.in_graph}
+    if routes:
+        closure = {**closure, "_kwcell_Tensor": Tensor}
     dispatcher_unit = Unit(
         "dispatcher",
         DISPATCHER.format(
             signature=signature,
             default_refs=default_refs,
-            args=args + (", *self._kwcell_weights" if weights else ""),
+            args=core_args,
             token=token,
             qualname=qualname,
             refuse=_REFUSE.format(message=_recompute_message(qualname)) if weights else "",
+            route=ROUTE.format(
+                all_tensors=" and ".join(f"isinstance({n}, _kwcell_Tensor)" for n in names), args=core_args
+            )
+            if routes
+            else "",
         ),
         module_globals,
-        closure={**closure, "_kwcell_in_graph": _runtime.in_graph} if weights else closure,
+        closure=closure,
         defaults={"construct": defaults_of(spec.construct)},
     )
     units = [core_unit, dispatcher_unit, *bprop_parts.units]
@@ -467,6 +482,7 @@ def generate(
         token=token,
         py_bprop=py_bprop,
         reading=reading,
+        routes=routes,
     )
 
 

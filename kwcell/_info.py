@@ -17,7 +17,7 @@ from typing import Any
 from ._lookup import BpropSlot, class_backward, class_forward, super_key
 from ._spec import CellSpec
 
-__all__ = ["PASSTHROUGH", "KwCellInfo", "class_plan", "info_of", "plan", "resolved"]
+__all__ = ["PASSTHROUGH", "KwCellInfo", "class_plan", "forget_plans", "info_of", "plan", "resolved"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,10 @@ class KwCellInfo:
     #: How bprop receives construct's inputs: ``_validate.CLASSIC_ARGS``, ``BY_POSITION`` or
     #: ``BY_NAME``.
     reading: str = ""
+    #: Whether the dispatcher sends only all-Tensor calls to ``_kwcell_core`` (the graph a
+    #: compile_once class's instances share) and every other call to the instance's own core
+    #: (``_templates.ROUTE``): only such a plan may reach a shared graph.
+    routes: bool = False
 
 
 class _Passthrough:
@@ -75,6 +79,13 @@ def _new_plans(cls: type) -> dict[_Key, Any]:
         found = {}
         type.__setattr__(cls, _PLANS, found)
     return found
+
+
+def forget_plans(cls: type) -> None:
+    """Forget what was generated for ``cls`` (a setting that shapes it changed)."""
+    with _lock:
+        if _PLANS in cls.__dict__:
+            type.__delattr__(cls, _PLANS)
 
 
 def plan(

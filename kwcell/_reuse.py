@@ -65,7 +65,7 @@ from ._errors import KwCellDefinitionError
 from ._info import info_of
 from ._lookup import is_slot
 
-__all__ = ["FLAG", "PREFIX", "Reads", "class_reads", "configure", "describe", "key_of"]
+__all__ = ["FLAG", "PREFIX", "Reads", "class_reads", "configure", "describe", "key_of", "shares_graphs"]
 
 #: MindSpore reuses a cell's graph only for keys that start with this (checked in its C++ parser).
 PREFIX = "lazy_inline_"
@@ -807,7 +807,7 @@ class _SharedEntry:
             return core
         key, _ = key_of(obj)
         info = obj._kwcell_running_info()
-        if key is None or info is None:
+        if key is None or info is None or not info.routes:
             return core
         inputs = len(info.spec.names) + len(obj.__dict__.get("_kwcell_weights", ()))
         cls = _shared_class(inputs)
@@ -848,6 +848,8 @@ def configure(cls: type, compile_once: Any) -> None:
             f"write {_how_to_ask(cls)}"
         )
         raise KwCellDefinitionError(msg)
+    if compile_once != shares_graphs(cls):
+        _forget_plans(cls)  # a compile_once plan's dispatcher differs (_templates.ROUTE)
     type.__setattr__(cls, FLAG, compile_once)
     if compile_once:
         type.__setattr__(cls, "cell_init_args", _ReuseKey())
@@ -856,6 +858,31 @@ def configure(cls: type, compile_once: Any) -> None:
     elif any(getattr(base, FLAG, False) for base in cls.__mro__[1:]):
         type.__setattr__(cls, "cell_init_args", nn.Cell.__dict__["cell_init_args"])
         type.__setattr__(cls, "no_inline", _Absent("no_inline"))
+
+
+def shares_graphs(cls: type) -> bool:
+    """Whether ``cls`` compiles once (its instances may share a graph): its dispatcher then
+    routes (``_templates.ROUTE``)."""
+    return bool(getattr(cls, FLAG, False))
+
+
+def _forget_plans(cls: type) -> None:
+    """Drop what was generated for ``cls`` and its subclasses (made again when next used)."""
+    from ._info import forget_plans
+
+    for klass in [cls, *_subclasses(cls)]:
+        forget_plans(klass)
+
+
+def _subclasses(cls: type) -> list[type]:
+    found: list[type] = []
+    todo: list[type] = list(type.__subclasses__(cls))
+    while todo:
+        klass = todo.pop()
+        if klass not in found:
+            found.append(klass)
+            todo.extend(type.__subclasses__(klass))
+    return found
 
 
 #: The class attribute ``@keyword_bprop`` marks a decorated class with (``_decorate.MANAGED``).
@@ -879,7 +906,9 @@ def describe(cell_or_cls: Any) -> list[str]:
     origin = "" if owner is cls else f" (inherited from {owner.__qualname__})"
     reads = class_reads(cls)
     lines = [
-        f"compile once: on{origin}: instances compiled together share one graph when their keys are equal"
+        f"compile once: on{origin}: instances compiled together share one graph when their keys are equal",
+        "  shared: calls whose inputs are all Tensors; a call with a Python value (a number, None, a "
+        "tuple, a default left out) compiles the instance on its own",
     ]
     dynamic = reads.forward.dynamic or reads.backward.dynamic
     if dynamic:

@@ -176,6 +176,7 @@ class Stack(nn.Cell):
         self.dense = _dense(seed)
         self.layers = nn.CellList(cells)
         self.calls = tuple(calls)
+        self.alpha = _const(0.75, (WIDTH,))
 
     def construct(self, x):  # type: ignore[no-untyped-def]
         x = self.dense(x)
@@ -185,6 +186,10 @@ class Stack(nn.Cell):
                 x = cell(x, alpha=0.75)
             elif how == "positional":
                 x = cell(x, 0.75)
+            elif how == "tensor":  # every input a Tensor: the calls a shared graph serves
+                x = cell(x, alpha=self.alpha)
+            elif how == "tensor_positional":
+                x = cell(x, self.alpha)
             else:  # "plain": no alpha (the cell has none, or its default)
                 x = cell(x)
         return (x * x).sum()
@@ -222,6 +227,49 @@ class TwoValues(nn.Cell):
         y = self.layers[0](x, 0.5)
         z = self.layers[1](y, alpha=0.25)
         return (z * z).sum()
+
+
+class TwoSites(nn.Cell):
+    """One cell called at two call sites with other Python values (and one omitting it)."""
+
+    def __init__(self, cell: nn.Cell) -> None:
+        super().__init__()
+        self.act = cell
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        y = self.act(x, 0.5)
+        z = self.act(y, alpha=0.25)
+        return (self.act(z) * z).sum()
+
+
+class TwoTensors(nn.Cell):
+    """Two cells called with other Tensor values for alpha (a shared graph's inputs)."""
+
+    def __init__(self, cells: Sequence[nn.Cell]) -> None:
+        super().__init__()
+        self.layers = nn.CellList(cells)
+        self.half = _const(0.5, (WIDTH,))
+        self.quarter = _const(0.25, (WIDTH,))
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        y = self.layers[0](x, self.half)
+        z = self.layers[1](y, alpha=self.quarter)
+        return (z * z).sum()
+
+
+class Mixed(nn.Cell):
+    """Cells called with a Tensor alpha at one site and a Python alpha at another."""
+
+    def __init__(self, cells: Sequence[nn.Cell]) -> None:
+        super().__init__()
+        self.layers = nn.CellList(cells)
+        self.half = _const(0.5, (WIDTH,))
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        y = self.layers[0](x, alpha=self.half)
+        z = self.layers[1](y, alpha=0.25)
+        w = self.layers[0](z, 2.0)
+        return (w * z).sum()
 
 
 class _Doubled:

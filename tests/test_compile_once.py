@@ -23,6 +23,7 @@ from mindspore import Tensor, nn
 
 import kwcell
 from kwcell import KwCell, KwCellDefinitionError, _reuse
+from kwcell._info import info_of
 from tests import compile_once_cells as C
 from tests import test_zoo as zoo
 
@@ -235,7 +236,7 @@ def test_explain_says_whether_a_class_reuses_and_on_what_key() -> None:
 def test_gradients_match_per_instance_compiles() -> None:
     cells: list[Any] = [C.Act(2.0, 1.0), C.Act(2.0, 0.5), C.Act(1.0, 2.0), C.GainAct(1.5, 0.5)]
     cells += [C.GainAct(1.5, 2.0), C.Helped(0.5), C.Helped(0.5)]
-    calls = ["keyword", "positional", "plain", "keyword", "keyword", "positional", "keyword"]
+    calls = ["tensor", "positional", "tensor", "keyword", "tensor_positional", "positional", "tensor"]
     cells[1].s = 3.0  # after __init__: the issue's lazy_inline case (silently the first's graph)
     ours, theirs = _stack(cells, calls)
     assert _key(cells[0]) != _key(cells[1])
@@ -245,7 +246,7 @@ def test_gradients_match_per_instance_compiles() -> None:
 @pytest.mark.usefixtures("graph")
 def test_an_attribute_changed_between_compiles_is_seen_by_the_next_compile() -> None:
     cells: list[Any] = [C.Act(2.0), C.Act(2.0)]
-    net, twin = _stack(cells, ["keyword", "keyword"])
+    net, twin = _stack(cells, ["tensor", "tensor"])
     _assert_same(_grads(net), _grads(twin))
     cells[0].s = 5.0
     twin.layers[0].s = 5.0
@@ -338,23 +339,51 @@ def test_a_cell_called_with_and_without_a_default_in_one_graph() -> None:
     cells = [C.Act(), C.Act(gain=2.0), C.Act(gain=0.5)]
     assert _key(cells[0]) == _key(cells[1]) == _key(cells[2]) is not None
     _assert_same(*(_grads(net) for net in _stack(cells, ["keyword", "positional", "plain"])))
+    _assert_same(*(_grads(net) for net in _stack(cells, ["tensor", "tensor_positional", "plain"])))
 
 
 @pytest.mark.usefixtures("graph")
-@pytest.mark.xfail(
-    strict=False,  # wrong in some runs, right in others (measured): not strict
-    reason="MindSpore's cell reuse can specialise the shared graph on one call site's Python "
-    "values: instances sharing a graph, called with alpha=0.5 and alpha=0.25, then both get one "
-    "of them (silently, in some runs; also for hand-written lazy_inline_ cells). kwcell does not "
-    "catch it yet",
-)
 def test_shared_instances_called_with_other_values_by_keyword_and_position() -> None:
     """Shared instances called with other Python values at two call sites (by position and by
-    keyword) must give the per-instance gradient."""
+    keyword) give the per-instance gradient. MindSpore's reuse specialises a shared graph on
+    one call site's Python values and serves them to every call site (measured: 7 runs in 8
+    with alpha=0.5 and alpha=0.25, by PYTHONHASHSEED), so a call with a Python value goes to the
+    instance's own core (_templates.ROUTE)."""
     cells = [C.Act(2.0, 1.0), C.Act(2.0, 3.0)]
     assert _key(cells[0]) == _key(cells[1]) is not None
     ours, theirs = C.TwoValues(cells), C.TwoValues([_twin(c) for c in cells])
     _assert_same(_grads(ours), _grads(theirs))
+
+
+@pytest.mark.usefixtures("graph")
+def test_one_instance_called_with_other_python_values_at_three_sites() -> None:
+    act = C.Act(2.0, 1.5)
+    _assert_same(_grads(C.TwoSites(act)), _grads(C.TwoSites(_twin(act))))
+
+
+@pytest.mark.usefixtures("graph")
+def test_shared_instances_called_with_other_tensor_values() -> None:
+    """Tensor inputs are inputs of the shared graph: other values at two call sites are right."""
+    cells = [C.Act(2.0, 1.0), C.Act(2.0, 3.0)]
+    _assert_same(_grads(C.TwoTensors(cells)), _grads(C.TwoTensors([_twin(c) for c in cells])))
+
+
+@pytest.mark.usefixtures("graph")
+def test_one_instance_called_with_a_tensor_and_with_python_values() -> None:
+    cells = [C.Act(2.0, 1.0), C.Act(2.0, 3.0)]
+    _assert_same(_grads(C.Mixed(cells)), _grads(C.Mixed([_twin(c) for c in cells])))
+
+
+def test_only_all_tensor_calls_reach_the_shared_graph() -> None:
+    """The dispatcher of a compile_once class sends a call with any Python value to the
+    instance's own core; a class without compile_once has no such branch."""
+    once = info_of(C.Act)
+    off = info_of(C.ActOff)
+    assert once is not None and once.routes
+    assert off is not None and not off.routes
+    source = kwcell.explain(C.Act)
+    assert "isinstance(x, _kwcell_Tensor) and isinstance(alpha, _kwcell_Tensor)" in source
+    assert "_kwcell_own_core" not in kwcell.explain(C.ActOff)
 
 
 @pytest.mark.usefixtures("graph")
@@ -390,8 +419,8 @@ _VALUES = (0.5, 1.0, 2.0)
 @st.composite
 def _networks(draw: st.DrawFn) -> tuple[list[Any], list[str], list[tuple[int, float]]]:
     n = draw(st.integers(2, 4))
-    # Calls by keyword, by position and with alpha omitted mix freely (the shared cell is
-    # reached positionally with every argument).
+    # Calls by keyword, by position, with alpha omitted and with a Tensor alpha mix freely (the
+    # shared cell is reached positionally with every argument; only all-Tensor calls reach it).
     cells: list[Any] = []
     calls: list[str] = []
     for _ in range(n):
@@ -407,7 +436,8 @@ def _networks(draw: st.DrawFn) -> tuple[list[Any], list[str], list[tuple[int, fl
         if cls is C.Block:
             calls.append("plain")
         else:
-            calls.append(draw(st.sampled_from(("keyword", "positional", "plain"))))
+            kinds = ("keyword", "positional", "plain", "tensor", "tensor_positional")
+            calls.append(draw(st.sampled_from(kinds)))
         if draw(st.booleans()):  # mutated after __init__, before the first compile
             _mutate(cells[-1], draw(st.sampled_from(_VALUES)))
     between = draw(st.lists(st.tuples(st.integers(0, n - 1), st.sampled_from(_VALUES)), max_size=2))
