@@ -143,12 +143,17 @@ class KwCellMeta(abc.ABCMeta):
         mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
     ) -> KwCellMeta:
         qualname = namespace.get("__qualname__", name)
-        for attr, slot in _SLOTS.items():
+        for attr in _SLOTS:
             if attr in namespace:
                 namespace[attr] = slot_for(qualname, attr, namespace[attr])
-            else:
-                namespace[attr] = slot(None)
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
+        # A class that does not define construct or bprop gets an inheriting slot only now:
+        # a base's __init_subclass__ (run by type.__new__) sees the class statement's own
+        # namespace, as on nn.Cell (``if "bprop" not in cls.__dict__: cls.bprop = default``),
+        # and what it assigns is kept.
+        for attr, slot in _SLOTS.items():
+            if attr not in cls.__dict__:
+                type.__setattr__(cls, attr, slot(None, cls))
         install_super_readers(cls)
         check_class(cls)
         return cls
