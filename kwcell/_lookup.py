@@ -71,11 +71,39 @@ _CELL_FILE = os.path.normcase(os.path.abspath(nn.cell.__file__))  # type: ignore
 # its Python code (``Cell.__call__``, the graph parser) or its C++ compiler, whose reads show
 # the Python frame that called into it.
 _MS_DIR = os.path.dirname(os.path.dirname(_CELL_FILE)) + os.sep
-# ...except the parser's namespace of a cell's members, which resolves ``self.<name>`` in the code
-# it parses: that is the user's read (``self.inner.construct(x)``, ``self.construct(...)`` in a
-# bprop), answered as on nn.Cell (the user's construct, with autodiff and no bprop).
-# (mindspore/graph/_parse/namespace.py on 2.9-2.10, mindspore/_extends/parse/ on 2.7-2.8)
-_MEMBER_READS = os.sep + "namespace.py"
+# Two kinds of MindSpore's reads of a KwCell's ``construct`` are not MindSpore running the
+# cell, and get what user code gets, as on nn.Cell (the user's construct):
+# - the graph parser's namespace of a cell's members, resolving ``self.inner.construct`` or
+#   ``self.construct`` in the code it parses: the user's own call (autodiff, no bprop);
+# - MindSpore's wrappers of a cell's forward, which read ``cell.construct`` to wrap it (and
+#   may assign the wrapper back): ``amp.auto_mixed_precision(net, "auto")``, ``jit`` on a
+#   cell or class in each capture mode. They wrap the user's forward, which kwcell then runs
+#   as the instance's own, with the bprop; given the dispatcher, the wrapper would call it
+#   again from inside the core, without end.
+# Every other read from MindSpore's package runs the cell (``Cell.__call__``, the graph
+# compiler, PIJit tracing a call): the dispatcher. (file name, function) of the wrappers;
+# tests/test_mindspore_contract.py finds every site in MindSpore's package that reads a
+# cell's construct to wrap it, and fails on one missing here.
+_MEMBER_READS = os.sep + "namespace.py"  # mindspore/graph/_parse/ (2.9-2.10), _extends/parse/
+WRAPPERS = frozenset(
+    {
+        ("amp.py", "_set_amp_decorator"),
+        ("api.py", "wrap_func"),
+        ("jit_trace.py", "wrap_func"),
+        ("pijit_context.py", "__call__"),
+    }
+)
+
+
+def _runs(frame: types.FrameType) -> bool:
+    """Whether a read of ``construct`` made in ``frame`` is MindSpore running the cell."""
+    code = frame.f_code
+    filename = code.co_filename
+    if not filename.startswith(_MS_DIR) or filename.endswith(_MEMBER_READS):
+        return False
+    return (os.path.basename(filename), code.co_name) not in WRAPPERS
+
+
 _STOP = nn.Cell
 _CELL_GETATTR: Any = getattr(nn.Cell, "__getattr__")  # noqa: B009 - not in the stubs
 _getframe = sys._getframe
@@ -213,8 +241,7 @@ class ConstructSlot(_Slot):
                 return nn.Cell.construct
             return fn
         frame = _getframe(1)
-        filename = frame.f_code.co_filename
-        from_mindspore = filename.startswith(_MS_DIR) and not filename.endswith(_MEMBER_READS)
+        from_mindspore = _runs(frame)
         if from_mindspore:
             # MindSpore's read on every call: what this instance ran last, while that holds.
             state = obj.__dict__
@@ -378,10 +405,25 @@ def _plain_method(cls: type, name: str) -> tuple[type | None, Any]:
 
 def _for_graph(obj: Any) -> None:
     """The graph compiler reading the forward it compiles: a gradient it would compile
-    forever is reported now (its reads of bprop swallow errors)."""
+    forever is reported now (its reads of bprop swallow errors), and so is a name the bprop
+    reads that its module does not define, at the user's own line (the compiler's message
+    would name kwcell's rewritten copy)."""
     problem = graph_recursion(obj)
     if problem is not None:
         raise RuntimeError(problem)
+    bprop = obj.__dict__.get("bprop") or _resolve(type(obj), "bprop")[1]
+    if isinstance(bprop, types.FunctionType) and bprop not in _NAMES_DEFINED:
+        from ._source import undefined_name  # _source imports this module
+
+        missing = undefined_name(bprop)
+        if missing is not None:
+            raise NameError(missing)
+        _NAMES_DEFINED.add(bprop)
+
+
+# bprops whose every global name was defined when a graph first compiled them (a name the
+# module defines later is seen at the next compile; one it defined stays defined)
+_NAMES_DEFINED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def graph_recursion(obj: Any) -> str | None:

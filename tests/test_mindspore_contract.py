@@ -10,6 +10,7 @@ import importlib
 import inspect
 import linecache
 import os
+import re
 import sys
 import types
 from collections.abc import Iterator
@@ -298,4 +299,62 @@ def test_the_pynative_tape_reads_bprop_when_it_records_the_call() -> None:
     assert np.allclose(got, 5.0)
     assert log == ["record", "read", "forward done", "run"], _contract(
         "the PyNative tape reads bprop when it records the call, and keeps it", "kwcell/_core.py"
+    )
+
+
+_WRAP = re.compile(r"\.construct\.__func__|\.construct\s*=[^=]")
+
+
+def _construct_wrap_sites() -> set[tuple[str, str]]:
+    """(file name, innermost function) of every place in MindSpore's package that reads a
+    cell's ``construct`` to wrap it: ``<x>.construct.__func__``, or an assignment to
+    ``<x>.construct``."""
+    import ast
+
+    root = os.path.dirname(ms.__file__)
+    found: set[tuple[str, str]] = set()
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            with open(os.path.join(dirpath, name), encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            if not _WRAP.search(text):
+                continue
+            tree = ast.parse(text)
+            pending: list[tuple[ast.AST, str]] = [(tree, "<module>")]
+            while pending:
+                node, where = pending.pop()
+                for child in ast.iter_child_nodes(node):
+                    inner = (
+                        child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else where
+                    )
+                    wraps = (
+                        isinstance(child, ast.Attribute)
+                        and child.attr == "__func__"
+                        and isinstance(child.value, ast.Attribute)
+                        and child.value.attr == "construct"
+                    )
+                    assigns = isinstance(child, ast.Assign) and any(
+                        isinstance(t, ast.Attribute) and t.attr == "construct" for t in child.targets
+                    )
+                    if wraps or assigns:
+                        found.add((name, where))
+                    pending.append((child, inner))
+    return found
+
+
+def test_every_wrapper_of_a_cells_construct_is_known() -> None:
+    """MindSpore's wrappers of a cell's forward (amp, jit in each capture mode) read
+    ``cell.construct`` to wrap it: kwcell gives them the user's forward, as nn.Cell does, and
+    the dispatcher to every other read of MindSpore's (which runs the cell). A new wrapper
+    would get the dispatcher and call it again from inside the core."""
+    from kwcell._lookup import WRAPPERS
+
+    sites = _construct_wrap_sites()
+    assert sites, _contract("MindSpore wraps a cell's construct somewhere", "kwcell/_lookup.py")
+    missing = sites - WRAPPERS
+    assert not missing, _contract(
+        f"only the known sites wrap a cell's construct; new: {sorted(missing)}",
+        "kwcell/_lookup.py (WRAPPERS)",
     )
