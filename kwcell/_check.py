@@ -498,7 +498,7 @@ def _plain_return_problems(cls: type, bprop_fn: Any, construct: Any, file: str, 
     spec = CellSpec(cls.__module__, cls.__qualname__, construct, BpropSpec(bprop, False))
     label = f"{cls.__module__}.{cls.__qualname__}"
     found: list[Problem] = []
-    for line, count in tuple_returns(bprop_fn):
+    for line, count in tuple_returns(bprop_fn, spec):
         try:
             note = check_returned_literal(spec, line, count=count, lenient=True)
         except KwCellDefinitionError as exc:

@@ -30,6 +30,7 @@ from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
 from ._info import KwCellInfo
 from ._reuse import shares_graphs
 from ._source import (
+    FILL,
     ZERO,
     no_source_reason,
     parsable_source,
@@ -184,7 +185,9 @@ def _bprop_units(
     no_rewrite = not needs_rewrite(spec, reading)
     rewritten = None
     if bprop_self and reading != CLASSIC_ARGS and not _decorated(bprop):
-        rewritten = rewrite_bprop(bprop, spec, reading, lenient=lenient, super_class=super_name)
+        rewritten = rewrite_bprop(
+            bprop, spec, reading, lenient=lenient, super_class=super_name, weighted=bool(weights)
+        )
     if rewritten is not None:
         # The rewritten bprop returns ``{self.w: gw}`` as ``{"self.w": gw}`` (a graph's dict
         # keys cannot be Parameters): the normaliser reads those names as weights.
@@ -234,6 +237,8 @@ def _bprop_units(
     code = bprop.__code__
     cells = dict(zip(code.co_freevars, bprop.__closure__ or (), strict=True))
     cells[ZERO] = types.CellType(_runtime.graph_zero)  # the rewritten bprop runs in graphs only
+    if FILL in rewritten.source:  # an entry decided by its value (_source._entry)
+        cells[FILL] = types.CellType(_runtime.graph_fill)
     user = Unit("rewritten", rewritten.source, bprop.__globals__, cells=cells)
     note = f"bprop: the user's own in PYNATIVE; rewritten from {rewritten.origin} for the graph compiler"
     if rewritten.static and not weights:

@@ -23,7 +23,18 @@ from ._errors import KwCellDefinitionError
 from ._spec import CellSpec, Param, safe_repr
 from ._validate import mindspore_errors
 
-__all__ = ["check_return", "not_a_tensor"]
+__all__ = [
+    "DICT",
+    "NONE",
+    "SEQUENCE",
+    "UNKNOWN",
+    "VALUE",
+    "check_return",
+    "counted",
+    "element_kind",
+    "ends_of",
+    "not_a_tensor",
+]
 
 _NON_TENSOR_TYPES = (bool, int, float, complex, str, bytes, tuple, list, dict)
 _NON_TENSOR_NAMES = {t.__name__ for t in _NON_TENSOR_TYPES}
@@ -80,6 +91,56 @@ def single_value(node: ast.expr) -> bool:
         return not (_int_constant(left) or _int_constant(right))
     if isinstance(node.op, ast.Add):
         return single_value(left) or single_value(right) or _number_constant(left) or _number_constant(right)
+    return True
+
+
+# What an element of a returned tuple or list literal is, as far as its source shows (the
+# mypy plugin maps its own syntax tree onto the same kinds).
+DICT = "dict"  # a dict display or comprehension
+SEQUENCE = "sequence"  # a tuple or list literal
+NONE = "none"  # the literal None
+VALUE = "value"  # certainly one value: a number, or arithmetic (single_value)
+UNKNOWN = "unknown"  # a name, a call, a subscript, a conditional...: known when it runs
+
+
+def ends_of(names: typing.Sequence[str]) -> tuple[str, ...]:
+    """bprop's names for ``out`` and ``dout``, from its parameter names (without ``self``):
+    ``out`` and ``dout`` themselves, else the last two (MindSpore's positional form)."""
+    if "out" in names and "dout" in names:
+        return ("out", "dout")
+    return tuple(names[-2:])
+
+
+def element_kind(node: ast.expr, ends: typing.Container[str] = ()) -> str:
+    """The kind of one element of a returned tuple or list literal (see :func:`counted`);
+    ``ends`` are bprop's names for ``out`` and ``dout`` (never None, never a dict)."""
+    if isinstance(node, ast.Name) and node.id in ends:
+        return VALUE
+    if isinstance(node, (ast.Dict, ast.DictComp)):
+        return DICT
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return SEQUENCE
+    if isinstance(node, ast.Constant):
+        return NONE if node.value is None else VALUE
+    return VALUE if single_value(node) else UNKNOWN
+
+
+def counted(kinds: typing.Sequence[str], inputs: int, weighted: bool = False) -> bool:
+    """Whether a returned tuple literal whose elements are of ``kinds`` is certainly a tuple
+    of input gradients (its count is checked, and it is made the full tuple, when the class is
+    created), rather than possibly MindSpore's weight form ``(input_grads, {param: grad})``,
+    which is told by the value when the gradient is taken.
+
+    A dict element makes the weight form. So may an ``UNKNOWN`` second element of a pair (the
+    dict in a variable, ``g = {self.w: gw}; return (dx,), g``): when the first is a tuple
+    literal, when construct does not take exactly two inputs (the pair cannot be their
+    gradients), or for a cell whose ``internal_params`` lists weights (``weighted``). A pair
+    of unknowns for a two-input cell is read as their gradients; a dict there raises when
+    the gradient is compiled (``_runtime.graph_fill``)."""
+    if DICT in kinds:
+        return False
+    if len(kinds) == 2 and kinds[1] == UNKNOWN:
+        return not (weighted or kinds[0] == SEQUENCE or inputs != 2)
     return True
 
 

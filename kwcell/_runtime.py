@@ -20,6 +20,7 @@ What an input needs as its gradient entry is decided by the input itself:
 from __future__ import annotations
 
 import types
+import warnings
 from typing import Any
 
 import mindspore.ops.functional as F
@@ -27,10 +28,10 @@ from mindspore import Parameter, Tensor, ops
 from mindspore.common import dtype as mstype
 from mindspore.ops import HyperMap, MultitypeFuncGraph, constexpr
 
-from ._errors import GRAPH, PYNATIVE, GradientCountError, contract_message
+from ._errors import GRAPH, PYNATIVE, GradientCountError, KwCellWarning, contract_message
 from ._validate import mindspore_errors
 
-__all__ = ["WeightKeys", "graph_zero", "in_graph", "normalize", "normalize_pynative", "zero"]
+__all__ = ["WeightKeys", "graph_fill", "graph_zero", "in_graph", "normalize", "normalize_pynative", "zero"]
 
 #: For each weight a core takes: the names its gradient can be returned under (``#<i>`` and
 #: every ``self.<path>``), its dtype and its shape (``_cell._weight_keys`` builds them).
@@ -83,6 +84,64 @@ graph_zero.register(_MS_TYPING.TypeMsClassType())(_graph_zero_placeholder)
 # no registered type matches in Python at compile time, where ``MultitypeFuncGraph.__call__``
 # cannot type the object ("cannot be converted to MindSpore type").
 graph_zero.register_default_fn(_graph_zero_placeholder)
+
+
+# An entry of a literal return the rewritten bprop cannot tell from its source (a variable, a
+# call, a conditional): decided by its value while the graph is compiled, dispatched on the
+# types of the entry and its input by MindSpore itself (only the matching function compiles).
+# ``None`` becomes the input's zeros (``graph_zero``), as a literal ``None`` does; a dict is
+# an error naming the bprop and the input (never a silent structure); anything else is the
+# gradient as it is. ``(grad, input, where, name)``.
+class _Fill(MultitypeFuncGraph):
+    """A graph dispatches on the registered types; Python (JIT fallback running part of a
+    bprop as Python) calls this, with the same results."""
+
+    def __call__(self, grad: Any, x: Any, where: str, name: str) -> Any:
+        if grad is None:
+            return zero(x)
+        if isinstance(grad, dict) and not isinstance(x, dict):
+            _fill_dict(grad, x, where, name)
+        return grad
+
+
+graph_fill = _Fill("kwcell_fill")
+
+
+def _fill_none(grad: Any, x: Any, where: str, name: str) -> Any:
+    return graph_zero(x)
+
+
+def _fill_dict(grad: Any, x: Any, where: str, name: str) -> Any:
+    raise ValueError(
+        where
+        + " returned a dict as the gradient of '"
+        + name
+        + "'; return a tuple with one gradient per construct parameter, a dict keyed by "
+        "parameter name, or MindSpore's weight form (input_grads, {parameter: grad}) with the "
+        "input gradients as a tuple literal"
+    )
+
+
+def _fill_as_is(grad: Any, x: Any, where: str, name: str) -> Any:
+    return grad
+
+
+for _type in (
+    "Tensor",
+    "Tuple",
+    "List",
+    "Number",
+    "Bool",
+    "String",
+    "None",
+    "Function",
+    "TypeType",
+    "Slice",
+    "Dictionary",
+):
+    graph_fill.register("None", _type, "String", "String")(_fill_none)
+    graph_fill.register("Dictionary", _type, "String", "String")(_fill_dict)
+graph_fill.register_default_fn(_fill_as_is)
 
 
 def zero(x: Any) -> Any:
@@ -176,8 +235,11 @@ def _fill_sequence(grad: Any, x: Any, name: str, where: str) -> Any:
 def _from_sequence(
     grads: Any, inputs: tuple[Any, ...], names: tuple[str, ...], where: str, extras_ok: bool
 ) -> Any:
-    if len(grads) != len(inputs) and not (extras_ok and len(grads) > len(inputs)):
-        _wrong_count(where, len(grads), names, extras_ok, in_graph())
+    if len(grads) != len(inputs):
+        if extras_ok and len(grads) > len(inputs):
+            _extra_gradients(where, len(grads), names)
+        else:
+            _wrong_count(where, len(grads), names, extras_ok, in_graph())
     result: tuple[Any, ...] = ()
     for i in range(len(inputs)):
         result = result + (_fill(grads[i], inputs[i], names[i], where),)  # noqa: RUF005 - graph-parsed
@@ -195,10 +257,10 @@ def _from_dict(
             )
     result: tuple[Any, ...] = ()
     for i in range(len(inputs)):
-        if names[i] in grads:
-            result = result + (_fill(grads[names[i]], inputs[i], names[i], where),)  # noqa: RUF005 - graph-parsed
-        else:
-            result = result + (zero(inputs[i]),)  # noqa: RUF005 - graph-parsed
+        # a name left out is a None entry (an input left out by used_bprop_inputs, which
+        # reaches bprop as None, then gets what nn.Cell's None gets)
+        grad = grads[names[i]] if names[i] in grads else None  # noqa: SIM401 - graph-parsed
+        result = result + (_fill(grad, inputs[i], names[i], where),)  # noqa: RUF005 - graph-parsed
     return result
 
 
@@ -408,7 +470,7 @@ def normalize_pynative(
     turned into MindSpore's tuple here in one pass when every input is a Tensor, ``None`` or a
     plain value (a number, a string...), with :func:`normalize`'s entries: a Tensor's gradient,
     or ``zeros_like`` of it for ``None`` or a name left out; ``0`` for a plain value; for an
-    input that is ``None``, what bprop gave (``0`` for a name left out). Anything else (tuple,
+    input that is ``None``, what bprop gave (``None`` for a name left out). Anything else (tuple,
     list or dict inputs, an instance with weights, extra entries, mistakes) goes to :func:`normalize`,
     so what comes back and every message are :func:`normalize`'s. Never parsed by the graph
     compiler (the PYNATIVE bprop is not, see ``_templates.PY_BPROP``).
@@ -423,8 +485,8 @@ def normalize_pynative(
                 named += 1
             if isinstance(x, Tensor):
                 result.append(_ZEROS_LIKE(x) if grad is None or grad is _ABSENT else grad)
-            elif x is None:
-                result.append(0 if grad is _ABSENT else grad)
+            elif x is None:  # left out by used_bprop_inputs: what bprop gave, None for none
+                result.append(None if grad is _ABSENT else grad)
             elif isinstance(x, _STRUCTURED):
                 break
             else:
@@ -472,6 +534,22 @@ def _wrong_count(where: str, count: int, names: tuple[str, ...], mindspore_form:
         said = mindspore_errors(kind, count=count, inputs=inputs, cell=cell)[GRAPH if graph else PYNATIVE]
         message = contract_message(said.text, message)
     raise GradientCountError(message)
+
+
+@constexpr(check=False)
+def _extra_gradients(where: str, count: int, names: tuple[str, ...]) -> None:
+    """Warn that a bprop in MindSpore's own form returned ``count`` gradients for fewer inputs
+    (a count known only when it runs): MindSpore ignores the extra ones, and so does kwcell,
+    never silently. The class statement warns the same for a literal return
+    (``_validate.check_returned_literal``). A ``constexpr``: in a graph it warns while the
+    gradient is compiled."""
+    extra = count - len(names)
+    message = (
+        f"{where} returned {count} gradients for {len(names)} input(s) ({', '.join(names)}); "
+        f"MindSpore ignores the last {extra}, and so does kwcell. For weight gradients set "
+        "self.internal_params and return (input_grads, {param: grad})"
+    )
+    warnings.warn(message, KwCellWarning, stacklevel=2)
 
 
 @constexpr(check=False)

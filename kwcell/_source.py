@@ -10,7 +10,9 @@ tuples (MindSpore cannot build a dict in a bprop under PyNative ``@ms.jit``).
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
+import dis
 import functools
 import inspect
 import io
@@ -26,7 +28,7 @@ from typing import Any
 
 from ._codegen import AST_LOCK
 from ._lookup import super_reader
-from ._returns import check_return
+from ._returns import SEQUENCE, VALUE, check_return, counted, element_kind, ends_of
 from ._selfstate import Source, attribute_reads, attribute_writes, state_notes
 from ._spec import CellSpec
 from ._validate import BY_POSITION, check_returned_literal, decorated_bprop
@@ -44,7 +46,8 @@ __all__ = [
 ]
 
 
-ZERO = "_kwcell_zero"  # closure name of kwcell._runtime.zero in the rewritten bprop
+ZERO = "_kwcell_zero"  # closure name of kwcell._runtime.graph_zero in the rewritten bprop
+FILL = "_kwcell_fill"  # closure name of kwcell._runtime.graph_fill in the rewritten bprop
 
 
 @dataclass(frozen=True)
@@ -123,30 +126,105 @@ def _has_none_entry(node: ast.expr) -> bool:
     return any((isinstance(e, ast.Constant) and e.value is None) or _has_none_entry(e) for e in node.elts)
 
 
-def _entry(node: ast.expr, input_text: str, text: _Text) -> str:
+@dataclass(frozen=True)
+class _Entries:
+    """How one bprop's returned entries are written: which names certainly hold neither
+    ``None`` nor a dict (``sure``), and the bprop's name for messages (``where``)."""
+
+    text: _Text
+    sure: frozenset[str]
+    where: str
+    ends: tuple[str, ...]  # bprop's names for out and dout (the count rule's sure names)
+
+
+def _entry(node: ast.expr, input_text: str, name: str, how: _Entries) -> str:
     """The source of one gradient entry for the input named by ``input_text``.
 
     ``None`` becomes that input's zeros; a tuple or list literal (the gradient of a tuple
-    input) is rewritten element by element, so ``(None, g)`` gives zeros for element 0.
+    input) is rewritten element by element, so ``(None, g)`` gives zeros for element 0. An
+    entry that may hold ``None`` or a dict when it runs (a variable, a call, a conditional)
+    is decided by its value while the graph is compiled (``_runtime.graph_fill``: zeros for
+    ``None``, a clear error for a dict); arithmetic, numbers and names that only ever hold
+    those are written as they are.
     """
     if isinstance(node, ast.Constant) and node.value is None:
         return f"{ZERO}({input_text})"
     if _has_none_entry(node):
         assert isinstance(node, (ast.Tuple, ast.List))
-        parts = [_entry(e, f"{input_text}[{i}]", text) for i, e in enumerate(node.elts)]
+        parts = [_entry(e, f"{input_text}[{i}]", name, how) for i, e in enumerate(node.elts)]
         if isinstance(node, ast.List):
             return "[" + ", ".join(parts) + "]"
         return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
-    return text.segment(node)
+    segment = how.text.segment(node)
+    if _certain(node, how.sure):
+        return segment
+    return f"{FILL}({segment}, {input_text}, {how.where!r}, {name!r})"
+
+
+def _certain(node: ast.expr, sure: frozenset[str]) -> bool:
+    """Whether ``node`` certainly holds neither ``None`` nor a dict when it runs."""
+    if isinstance(node, ast.Name):
+        return node.id in sure
+    return element_kind(node) in (VALUE, SEQUENCE)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _sure_names(fdef: ast.FunctionDef, always: tuple[str, ...]) -> frozenset[str]:
+    """The names of ``fdef`` whose every binding is arithmetic or a number (or ``always``,
+    bprop's ``out`` and ``dout``): they never hold ``None`` or a dict. Any other binding (a
+    call, a parameter, a loop target, unpacking, a nested scope...) makes a name unsure."""
+    ok: dict[str, bool] = {}
+
+    def bind(name: str, sure: bool) -> None:
+        ok[name] = ok.get(name, True) and sure
+
+    args = fdef.args
+    for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+        if arg is not None:
+            bind(arg.arg, arg.arg in always)
+    for node in ast.walk(fdef):
+        if node is fdef:
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                sure = isinstance(target, ast.Name) and element_kind(node.value) == VALUE
+                for found in ast.walk(target):
+                    if isinstance(found, ast.Name):
+                        bind(found.id, sure)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            bind(node.target.id, node.value is not None and element_kind(node.value) == VALUE)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            bind(node.target.id, True)  # the result of an arithmetic operator
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bind(node.id, False)  # loop and comprehension targets, with ... as, :=, del
+        elif isinstance(node, _SCOPES) and not isinstance(node, ast.Lambda):
+            bind(node.name, False)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bind((alias.asname or alias.name).split(".")[0], False)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                bind(name, False)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bind(node.name, False)
+    return frozenset(name for name, sure in ok.items() if sure)
 
 
 def _return_text(
-    spec: CellSpec, ret: ast.Return, text: _Text, first_line: int, notes: list[str] | None
+    spec: CellSpec,
+    ret: ast.Return,
+    how: _Entries,
+    first_line: int,
+    notes: list[str] | None,
+    weighted: bool,
 ) -> str | None:
     """Check a ``return`` whose value is a literal and give the full tuple that replaces it.
 
     ``None`` when the value is not a literal kwcell can normalise now (it is then normalised
-    at run time).
+    at run time, by its value): a name, a call, or a literal that may be MindSpore's weight
+    form (``_returns.counted``).
     """
     names = spec.names
     value = ret.value
@@ -157,18 +235,18 @@ def _return_text(
     ):
         keys = [k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
         check_returned_literal(spec, line, keys=keys)
-        by_name = {key: _entry(v, _alias(key), text) for key, v in zip(keys, value.values, strict=True)}
+        by_name = {key: _entry(v, _alias(key), key, how) for key, v in zip(keys, value.values, strict=True)}
         items = [by_name.get(n, zero[n]) for n in names]
     elif isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
-        if any(isinstance(e, ast.Dict) for e in value.elts):
-            # MindSpore's weight form, ``(input_grads, {parameter: grad})``: a dict is never
-            # the gradient of an input. It is normalised at run time (PYNATIVE only).
+        if not counted([element_kind(e, how.ends) for e in value.elts], len(names), weighted):
+            # Possibly MindSpore's weight form, ``(input_grads, {parameter: grad})``, with the
+            # dict written out or held in a variable: normalised by its value when it runs.
             return None
         note = check_returned_literal(spec, line, count=len(value.elts), lenient=notes is not None)
         if note is not None and notes is not None:
             notes.append(note)
         elts = value.elts[: len(names)]
-        items = [_entry(e, _alias(n), text) for n, e in zip(names, elts, strict=True)]
+        items = [_entry(e, _alias(n), n, how) for n, e in zip(names, elts, strict=True)]
     else:
         return None
     return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
@@ -399,20 +477,23 @@ def _defined_elsewhere(cls: type, fn: Callable[..., Any]) -> str:
     return "" if owner in ("", cls.__qualname__) or "<locals>" in owner.rpartition(".")[2] else owner
 
 
-def tuple_returns(fn: Callable[..., Any]) -> list[tuple[int, int]]:
+def tuple_returns(fn: Callable[..., Any], spec: CellSpec) -> list[tuple[int, int]]:
     """``(line, count)`` for each ``return`` of a tuple or list literal in ``fn``'s own body:
-    the literals whose count the class statement checks (no ``*`` entry, no dict entry, which
-    is MindSpore's weight form). ``[]`` when ``fn`` has no source. ``kwcell check`` applies
-    the same count rule to plain ``nn.Cell`` bprops through this."""
+    the literals whose count the class statement checks (no ``*`` entry, and certainly not
+    MindSpore's weight form: ``_returns.counted``). ``[]`` when ``fn`` has no source.
+    ``kwcell check`` applies the same count rule to plain ``nn.Cell`` bprops through this."""
     found = _function_tree(fn)
     if found is None or not isinstance(found[1].body[0], ast.FunctionDef):
         return []
     first_line = found[3]
+    assert spec.bprop is not None
+    ends = ends_of([p.name for p in spec.bprop.signature.params])
     return [
         (first_line + ret.lineno - 1, len(ret.value.elts))
         for ret in _returns(found[1].body[0])
         if isinstance(ret.value, (ast.Tuple, ast.List))
-        and not any(isinstance(e, (ast.Starred, ast.Dict)) for e in ret.value.elts)
+        and not any(isinstance(e, ast.Starred) for e in ret.value.elts)
+        and counted([element_kind(e, ends) for e in ret.value.elts], len(spec.names))
     ]
 
 
@@ -423,6 +504,7 @@ def rewrite_bprop(
     *,
     lenient: bool,
     super_class: str | None,
+    weighted: bool = False,
 ) -> RewrittenBprop | None:
     """Rewrite ``fn`` (the user's bprop) to positional form: ``(self, *inputs, out, dout)``.
 
@@ -433,7 +515,8 @@ def rewrite_bprop(
     function lives outside the class, and the search continues after the class that defines
     this bprop in the instance's MRO (diamonds included), to a parent's bprop the graph
     compiler gets as kwcell's copy too, a plain mixin's included (MindSpore's own ``super()``
-    would restart from the instance's class).
+    would restart from the instance's class). ``weighted``: for an instance whose
+    ``internal_params`` lists weights (a returned pair may then be MindSpore's weight form).
 
     Returns ``None`` when ``fn`` has no source to rewrite (defined in a REPL or by ``exec``,
     a lambda, a module without its ``.py``, or a file edited since it was imported).
@@ -462,13 +545,17 @@ def rewrite_bprop(
     static = True
     changed = False
     nested = False
+    ends = ends_of([p.name for p in bsig.params])
+    how = _Entries(text, _sure_names(fdef, ends), f"{spec.qualname}.bprop", ends)
     for ret in _returns(fdef):
         if ret.value is not None:
             check_return(spec, ret.value, f"{spec.qualname}.bprop (line {first_line + ret.lineno - 1})")
             elements = ret.value.elts if isinstance(ret.value, (ast.Tuple, ast.List)) else [ret.value]
             containers = (ast.Tuple, ast.List, ast.Dict, ast.Set)
             nested = nested or any(isinstance(e, containers) for e in elements)
-        tuple_text = _return_text(spec, ret, text, first_line, notes) if ret.value is not None else None
+        tuple_text = (
+            _return_text(spec, ret, how, first_line, notes, weighted) if ret.value is not None else None
+        )
         if tuple_text is None:
             static = False
         else:
@@ -663,6 +750,33 @@ OUT, DOUT = "_kwcell_out", "_kwcell_dout"
 # ``self`` (measured: ``_kwcell_self`` gave "The parameters number of the function is 6, but
 # the number of provided arguments is 5").
 SELF = "self"
+
+
+def undefined_name(fn: types.FunctionType) -> str | None:
+    """A message for the first global name ``fn`` reads that neither its module nor the
+    builtins define (what would be a ``NameError``), naming ``fn`` and the user's file and
+    line; ``None`` when every name is defined."""
+    module = fn.__globals__
+    builtins_ = module.get("__builtins__", builtins)
+    defined = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
+    todo = [fn.__code__]
+    while todo:
+        code = todo.pop()
+        line = code.co_firstlineno
+        for ins in dis.get_instructions(code):
+            if ins.starts_line is not None and not isinstance(ins.starts_line, bool):
+                line = ins.starts_line
+            if (
+                ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+                and ins.argval not in module
+                and ins.argval not in defined
+            ):
+                return (
+                    f"name {ins.argval!r} is not defined (in {fn.__qualname__}, {code.co_filename}:{line}); "
+                    "GRAPH_MODE and @ms.jit resolve it in the module of the bprop"
+                )
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return None
 
 
 def _registered_only(fdef: ast.FunctionDef) -> bool:

@@ -54,16 +54,20 @@ from mypy.nodes import (
     Context,
     Decorator,
     DictExpr,
+    DictionaryComprehension,
     Expression,
     FloatExpr,
     ForStmt,
     FuncDef,
+    GeneratorExpr,
     IfStmt,
     IntExpr,
+    ListComprehension,
     ListExpr,
     MatchStmt,
     MemberExpr,
     NameExpr,
+    OpExpr,
     OverloadedFuncDef,
     RefExpr,
     ReturnStmt,
@@ -85,6 +89,7 @@ from mypy.server.trigger import make_trigger
 from mypy.types import AnyType, LiteralType, NoneType, Type, TypeOfAny, UnionType
 
 from ._errors import KwCellDefinitionError
+from ._returns import DICT, NONE, SEQUENCE, UNKNOWN, VALUE, counted, ends_of
 from ._selfstate import Source, attribute_reads, attribute_writes, state_notes
 from ._spec import EMPTY, BpropSpec, CellSpec, Param, Signature
 from ._validate import (
@@ -322,21 +327,66 @@ def _decode_signature(data: dict[str, Any]) -> Signature:
 
 
 def _return_shapes(fn: FuncDef) -> list[list[Any]]:
-    """``[line, "dict", [keys]]`` / ``[line, "tuple", count]`` for each literal ``return`` of ``fn``.
+    """``[line, "dict", [keys]]`` / ``[line, "tuple", [kinds]]`` for each literal ``return`` of ``fn``.
 
     The same literals kwcell checks when the class statement runs (kwcell/_source.py): a dict
-    whose keys are all strings, a tuple or list without ``*`` and without a dict entry.
+    whose keys are all strings, a tuple or list without ``*``, with the kind of each element
+    (``_returns.element_kind``'s, which ``_returns.counted`` reads).
     """
     shapes: list[list[Any]] = []
+    ends = ends_of([a.variable.name for a in fn.arguments])  # out and dout come last (self first)
     for ret in _returns(fn.body.body):
         value = ret.expr
         if isinstance(value, DictExpr) and all(isinstance(k, StrExpr) for k, _ in value.items):
             shapes.append([ret.line, "dict", [k.value for k, _ in value.items if isinstance(k, StrExpr)]])
         elif isinstance(value, (TupleExpr, ListExpr)) and not any(
-            isinstance(e, (StarExpr, DictExpr)) for e in value.items
+            isinstance(e, StarExpr) for e in value.items
         ):
-            shapes.append([ret.line, "tuple", len(value.items)])
+            shapes.append([ret.line, "tuple", [_element_kind(e, ends) for e in value.items]])
     return shapes
+
+
+_CONSTANT_NAMES = ("builtins.True", "builtins.False", "builtins.Ellipsis")
+_SEQUENCE_LITERALS = (TupleExpr, ListExpr, ListComprehension, GeneratorExpr, StarExpr)
+
+
+def _element_kind(expr: Expression, ends: tuple[str, ...]) -> str:
+    """``_returns.element_kind`` on mypy's syntax tree."""
+    if isinstance(expr, NameExpr):
+        if expr.fullname == "builtins.None" or expr.name == "None":
+            return NONE
+        if expr.fullname in _CONSTANT_NAMES or expr.name in ends:
+            return VALUE
+        return UNKNOWN
+    if isinstance(expr, (DictExpr, DictionaryComprehension)):
+        return DICT
+    if isinstance(expr, (TupleExpr, ListExpr)):
+        return SEQUENCE
+    if isinstance(expr, (IntExpr, FloatExpr, ComplexExpr, StrExpr)):
+        return VALUE
+    return VALUE if _single_value(expr) else UNKNOWN
+
+
+def _single_value(expr: Expression) -> bool:
+    """``_returns.single_value`` on mypy's syntax tree."""
+    if isinstance(expr, UnaryExpr):
+        return expr.op != "not"
+    if not isinstance(expr, OpExpr) or expr.op in ("and", "or"):
+        return False
+    left, right = expr.left, expr.right
+    if isinstance(left, _SEQUENCE_LITERALS) or isinstance(right, _SEQUENCE_LITERALS):
+        return False
+    if expr.op == "*":
+        return not (isinstance(left, IntExpr) or isinstance(right, IntExpr))
+    if expr.op == "+":
+        numbers = (IntExpr, FloatExpr, ComplexExpr)
+        return (
+            _single_value(left)
+            or _single_value(right)
+            or isinstance(left, numbers)
+            or isinstance(right, numbers)
+        )
+    return True
 
 
 def _returns(body: list[Statement]) -> Iterator[ReturnStmt]:
@@ -478,8 +528,10 @@ def _literal_notes(
         at[0] = place(line)
         if form == "dict":
             note = check_returned_literal(spec, line, keys=shape, lenient=lenient)
+        elif counted(shape, len(spec.names)):
+            note = check_returned_literal(spec, line, count=len(shape), lenient=lenient)
         else:
-            note = check_returned_literal(spec, line, count=shape, lenient=lenient)
+            continue  # possibly MindSpore's weight form: told by the value when it runs
         if note is not None:
             notes.append((note, at[0]))
 
