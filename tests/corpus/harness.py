@@ -235,6 +235,9 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
     ms.set_context(mode=ms.PYNATIVE_MODE if mode in ("pynative", "jit") else ms.GRAPH_MODE)
     cell = cell_class(case, variant)(**case.init())
     weights = _weights(cell) if case.expected_weights is not None else None
+    # the names the cell gives its weights: wrapping it in an outer cell (outer, twice) renames
+    # them after the attribute path ("inner.w")
+    names = [w.name for w in weights] if weights is not None else []
     grad_position = tuple(range(len(tensors)))
     if mode == "pynative":
         fn: Any = _function(case, variant, cell, inputs, s)
@@ -261,7 +264,7 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
     result = g(*tensors)
     if weights is not None:
         dx, dw = result
-        named = {w.name: v.asnumpy() for w, v in zip(weights, dw, strict=True)}
+        named = {name: v.asnumpy() for name, v in zip(names, dw, strict=True)}
     else:
         dx, named = result, {}
     if not isinstance(dx, tuple):
