@@ -6,16 +6,21 @@ quirks; each ``source=`` names the repository (mindspore-ai/mindspore), the file
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, nn, ops
+from mindspore._extends import cell_attr_register as _cell_attr_register  # type: ignore[import-untyped]
 from mindspore.ops.composite.multitype_ops.zeros_like_impl import zeros_like  # type: ignore[import-untyped]
 
 from tests.corpus.harness import Arrays, Case
 
 MS = "mindspore-ai/mindspore"
+
+# MindSpore's decorator of a cell's __init__ (records its arguments as the cell's attributes)
+cell_attr_register: Callable[[Callable[..., None]], Callable[..., None]] = _cell_attr_register
 
 
 def _first_output(out: Any, s: Any) -> Any:
@@ -1029,6 +1034,47 @@ def _self_used_map_body(base: type) -> type:
     return CustomFunctionReturnSelfWithUsedMapNet
 
 
+# --------------------------------------------------------------------------------------------
+# tests/st/gradient/test_custom_cell_bprop.py Net (test_bprop_defined_in_cell_attr_register): an
+# __init__ under MindSpore's @cell_attr_register, a scalar Parameter in construct, and a bprop
+# that swaps the inputs (y, x).
+
+
+def _attr_register_body(base: type) -> type:
+    class Net(base):  # type: ignore[misc]
+        @cell_attr_register
+        def __init__(self) -> None:
+            super().__init__()
+            self.z = Parameter(Tensor(2, ms.float32), name="z")
+
+        def construct(self, x: Any, y: Any) -> Any:
+            x = x * self.z
+            return x * y
+
+        def bprop(self, x: Any, y: Any, out: Any, dout: Any) -> Any:
+            return y, x
+
+    return Net
+
+
+def _attr_register_natural() -> type:
+    from kwcell import KwCell
+
+    class Net(KwCell):
+        @cell_attr_register
+        def __init__(self) -> None:
+            super().__init__()
+            self.z = Parameter(Tensor(2, ms.float32), name="z")
+
+        def construct(self, x: Any, y: Any) -> Any:
+            return x * self.z * y
+
+        def bprop(self, x: Any, y: Any, *, out: Any, dout: Any) -> Any:
+            return {"x": y, "y": x}
+
+    return Net
+
+
 # MindSpore 2.10's own limits, each measured on nn.Cell in GRAPH_MODE (compiled graphs: graph,
 # outer, @ms.jit, the GRAPH_MODE half of train, twice):
 _GRAPHS = ("graph", "outer", "jit", "train", "twice")
@@ -1282,5 +1328,18 @@ CASES = [
         head=_two_outputs,
         nn_fails={mode: _STAR_ARGS_IN_GRAPH for mode in _GRAPHS},
         kw_fails={mode: _USED_MAP_PYNATIVE_ONLY for mode in _GRAPHS},
+    ),
+    Case(
+        name="ms_cell_attr_register",
+        source=(
+            f"{MS} tests/st/gradient/test_custom_cell_bprop.py: Net "
+            "(test_bprop_defined_in_cell_attr_register)"
+        ),
+        body=_attr_register_body,
+        natural=_attr_register_natural,
+        inputs=lambda: (X23, Y23),
+        positional=_pos2,
+        keyword=_kw2,
+        expected=lambda inputs, dout: (inputs[1], inputs[0]),
     ),
 ]
