@@ -70,6 +70,9 @@ class Case:
     # dout for each float output, as numpy arrays; default: a fixed pattern of out's shape
     dout: Callable[[Any], Any] | None = None
     init: Callable[[], dict[str, Any]] = dict
+    # the forward that shapes dout runs in GRAPH_MODE, not PYNATIVE: for a cell whose construct
+    # MindSpore cannot run in PYNATIVE (a GradOperation inside a custom-bprop cell's construct)
+    forward_graph: bool = False
     # weights the bprop gives gradients for: name -> expected(inputs, dout, cell) numpy array
     expected_weights: Callable[[Arrays, Any, Any], dict[str, Any]] | None = None
     # mode -> why: where the public cell is not right on nn.Cell (a MindSpore limit; the test
@@ -119,9 +122,10 @@ def as_ms(value: Any) -> Any:
 
 
 def douts(case: Case, inputs: Arrays) -> Any:
-    """dout: numpy, for each float output (from one PYNATIVE forward of the nn.Cell body)."""
+    """dout: numpy, for each float output (from one PYNATIVE forward of the nn.Cell body, or
+    GRAPH_MODE with ``forward_graph``)."""
     saved = ms.get_context("mode")
-    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE if case.forward_graph else ms.PYNATIVE_MODE)
     try:
         out = case.positional(case.body(nn.Cell)(**case.init()), *[as_ms(v) for v in inputs])
     finally:
