@@ -1075,6 +1075,61 @@ def _attr_register_natural() -> type:
     return Net
 
 
+# --------------------------------------------------------------------------------------------
+# tests/st/gradient/test_custom_cell_bprop.py test_grad_in_bprop_2 / _3 (a GRAPH_MODE test module):
+# GradInBprop_2's construct and bprop both take grad_all (the GradOperation composite) of its
+# sub-cell, which has a bprop of its own, and its output nests a tuple of gradients;
+# GradInBprop_3 wraps it with a bprop reading out[0] and dout[0].
+
+_grad_all = ops.GradOperation(get_all=True)
+
+
+def _grad_in_bprop_cells(base: type) -> tuple[type, type]:
+    class GradInBprop_1(base):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.relu = ops.ReLU()
+
+        def construct(self, x: Any, y: Any) -> Any:
+            return self.relu(x)
+
+        def bprop(self, x: Any, y: Any, out: Any, dout: Any) -> Any:
+            return x * y, y + x
+
+    class GradInBprop_2(base):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.f = GradInBprop_1()
+
+        def construct(self, x: Any, y: Any) -> Any:
+            return self.f(x, y), _grad_all(self.f)(x, y)
+
+        def bprop(self, x: Any, y: Any, out: Any, dout: Any) -> Any:
+            grads = _grad_all(self.f)(x, y)
+            return out[1][0], grads[1]
+
+    class GradInBprop_3(base):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.f = GradInBprop_2()
+
+        def construct(self, x: Any, y: Any) -> Any:
+            return self.f(x, y)
+
+        def bprop(self, x: Any, y: Any, out: Any, dout: Any) -> Any:
+            return x + y + y + out[0], x + x + y + y + dout[0]
+
+    return GradInBprop_2, GradInBprop_3
+
+
+def _grad_in_bprop_2_body(base: type) -> type:
+    return _grad_in_bprop_cells(base)[0]
+
+
+def _grad_in_bprop_3_body(base: type) -> type:
+    return _grad_in_bprop_cells(base)[1]
+
+
 # MindSpore 2.10's own limits, each measured on nn.Cell in GRAPH_MODE (compiled graphs: graph,
 # outer, @ms.jit, the GRAPH_MODE half of train, twice):
 _GRAPHS = ("graph", "outer", "jit", "train", "twice")
@@ -1090,7 +1145,19 @@ _BARE_RETURN_IN_GRAPH = (
     'a bprop returning a bare Tensor does not compile: "For bprop function, output should be a tuple, but '
     'got AbstractTensor" (TypeError)'
 )
+_FUNC_GRAPH_NULL = (
+    'GRAPH_MODE compilation fails inside MindSpore: "The pointer[func_graph] is null" (RuntimeError; '
+    "through an outer cell or @ms.jit the same cell compiles)"
+)
 # ...and where KwCell meets the same limit:
+_GRAD_IN_PYNATIVE_CONSTRUCT = (
+    "PYNATIVE runs a custom-bprop cell's construct without gradients, so its GradOperation raises \"In "
+    "no_grad context, you can not calculate gradient\" (RuntimeError; the train mode's PYNATIVE half too)"
+)
+_TWO_CALLS_MERGED = (
+    "the graph merges the two identical calls of the cell into one (common subexpression elimination), "
+    "so the bprop runs once with 3 * dout; its gradient of x ignores dout, so it comes out once, not twice"
+)
 _CONSTANT_COUNTER_MUTATED = (
     "_cg's k += 1 on its loop counter, made from the constant Tensor(0), mutates that constant in a "
     "compiled graph: a graph that solves again (the second training step; twice's second call) starts "
@@ -1341,5 +1408,54 @@ CASES = [
         positional=_pos2,
         keyword=_kw2,
         expected=lambda inputs, dout: (inputs[1], inputs[0]),
+    ),
+    Case(
+        name="ms_grad_in_bprop",
+        source=(
+            f"{MS} tests/st/gradient/test_custom_cell_bprop.py: GradInBprop_2 over GradInBprop_1 "
+            "(test_grad_in_bprop_2)"
+        ),
+        body=_grad_in_bprop_2_body,
+        inputs=lambda: (X23, Y23),
+        positional=_pos2,
+        keyword=_kw2,
+        expected=lambda inputs, dout: (inputs[0] * inputs[1], inputs[0] + inputs[1]),
+        head=_first_output,
+        forward_graph=True,
+        nn_fails={
+            "pynative": _GRAD_IN_PYNATIVE_CONSTRUCT,
+            "train": _GRAD_IN_PYNATIVE_CONSTRUCT,
+            "graph": _FUNC_GRAPH_NULL,
+            "twice": _FUNC_GRAPH_NULL,
+        },
+        kw_fails={
+            "pynative": _GRAD_IN_PYNATIVE_CONSTRUCT,
+            "train": _GRAD_IN_PYNATIVE_CONSTRUCT,
+            "twice": _TWO_CALLS_MERGED,
+        },
+    ),
+    Case(
+        name="ms_grad_in_bprop_outer",
+        source=f"{MS} tests/st/gradient/test_custom_cell_bprop.py: GradInBprop_3 (test_grad_in_bprop_3)",
+        body=_grad_in_bprop_3_body,
+        inputs=lambda: (X23, Y23),
+        positional=_pos2,
+        keyword=_kw2,
+        expected=lambda inputs, dout: (
+            inputs[0] + 2 * inputs[1] + np.maximum(inputs[0], 0),
+            2 * inputs[0] + 2 * inputs[1] + dout[0],
+        ),
+        head=_first_output,
+        forward_graph=True,
+        nn_fails={
+            "pynative": _GRAD_IN_PYNATIVE_CONSTRUCT,
+            "train": _GRAD_IN_PYNATIVE_CONSTRUCT,
+            "twice": _TWO_CALLS_MERGED,
+        },
+        kw_fails={
+            "pynative": _GRAD_IN_PYNATIVE_CONSTRUCT,
+            "train": _GRAD_IN_PYNATIVE_CONSTRUCT,
+            "twice": _TWO_CALLS_MERGED,
+        },
     ),
 ]
