@@ -70,6 +70,9 @@ class Case:
     # dout for each float output, as numpy arrays; default: a fixed pattern of out's shape
     dout: Callable[[Any], Any] | None = None
     init: Callable[[], dict[str, Any]] = dict
+    # the forward that shapes dout runs in GRAPH_MODE, not PYNATIVE: for a cell whose construct
+    # MindSpore cannot run in PYNATIVE (a GradOperation inside a custom-bprop cell's construct)
+    forward_graph: bool = False
     # weights the bprop gives gradients for: name -> expected(inputs, dout, cell) numpy array
     expected_weights: Callable[[Arrays, Any, Any], dict[str, Any]] | None = None
     # mode -> why: where the public cell is not right on nn.Cell (a MindSpore limit; the test
@@ -119,9 +122,10 @@ def as_ms(value: Any) -> Any:
 
 
 def douts(case: Case, inputs: Arrays) -> Any:
-    """dout: numpy, for each float output (from one PYNATIVE forward of the nn.Cell body)."""
+    """dout: numpy, for each float output (from one PYNATIVE forward of the nn.Cell body, or
+    GRAPH_MODE with ``forward_graph``)."""
     saved = ms.get_context("mode")
-    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE if case.forward_graph else ms.PYNATIVE_MODE)
     try:
         out = case.positional(case.body(nn.Cell)(**case.init()), *[as_ms(v) for v in inputs])
     finally:
@@ -235,6 +239,9 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
     ms.set_context(mode=ms.PYNATIVE_MODE if mode in ("pynative", "jit") else ms.GRAPH_MODE)
     cell = cell_class(case, variant)(**case.init())
     weights = _weights(cell) if case.expected_weights is not None else None
+    # the names the cell gives its weights: wrapping it in an outer cell (outer, twice) renames
+    # them after the attribute path ("inner.w")
+    names = [w.name for w in weights] if weights is not None else []
     grad_position = tuple(range(len(tensors)))
     if mode == "pynative":
         fn: Any = _function(case, variant, cell, inputs, s)
@@ -261,7 +268,7 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
     result = g(*tensors)
     if weights is not None:
         dx, dw = result
-        named = {w.name: v.asnumpy() for w, v in zip(weights, dw, strict=True)}
+        named = {name: v.asnumpy() for name, v in zip(names, dw, strict=True)}
     else:
         dx, named = result, {}
     if not isinstance(dx, tuple):
@@ -269,20 +276,26 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
     return tuple(v.asnumpy() for v in dx), named
 
 
+def _scaled_dout(d: Any, factor: float) -> Any:
+    if isinstance(d, tuple):
+        return tuple(None if v is None else factor * v for v in d)
+    return factor * d
+
+
 def expected_grads(case: Case, mode: str) -> tuple[Arrays, dict[str, Any]]:
     inputs = case.inputs()
     d = douts(case, inputs)
-    full = case.expected(inputs, d)
+    # twice: bprop runs once with dout and once with 2 * dout (``_Twice``), and the gradients
+    # add up; a bprop need not be linear in dout (many return gradients that ignore it)
+    sens = (d, _scaled_dout(d, 2.0)) if mode == "twice" else (d,)
     positions = tensor_positions(inputs)
-    dx = tuple(np.asarray(full[p], np.float32) for p in positions)
-    if mode == "twice":
-        dx = tuple(3.0 * v for v in dx)
+    fulls = [case.expected(inputs, v) for v in sens]
+    dx = tuple(sum(np.asarray(full[p], np.float32) for full in fulls) for p in positions)
     named: dict[str, Any] = {}
     if case.expected_weights is not None:
         cell = case.body(nn.Cell)(**case.init())
-        named = {k: np.asarray(v, np.float32) for k, v in case.expected_weights(inputs, d, cell).items()}
-        if mode == "twice":
-            named = {k: 3.0 * v for k, v in named.items()}
+        weights = [case.expected_weights(inputs, v, cell) for v in sens]
+        named = {k: sum(np.asarray(w[k], np.float32) for w in weights) for k in weights[0]}
     return dx, named
 
 
