@@ -13,7 +13,7 @@ from typing import Any
 
 import mindspore as ms
 import numpy as np
-from mindspore import Tensor, ops
+from mindspore import Parameter, Tensor, ops
 from mindspore.ops import functional
 
 from tests.corpus.harness import MODES, Arrays, Case
@@ -31,6 +31,28 @@ _ASNUMPY = (
     "constant, bprop is never called and the gradient is zero (MindSpore 2.10)"
 )
 _GRAPH_MODES = ("graph", "outer", "jit", "twice", "train")
+# An nn.Cell with a single Tensor input that calls ops.clip_by_value in construct and in bprop
+# does not compile in GRAPH_MODE (MindSpore 2.10; with an extra non-Tensor input, as
+# cells_example's birealnet_sign, it does)
+_CLIP_EMPTY = (
+    "ops.clip_by_value in construct and in bprop: GRAPH_MODE raises RuntimeError 'The func graph "
+    "is empty, func graph: ...clip_by_value' (MindSpore 2.10)"
+)
+# GRAPH_MODE gives None, not zeros, for a Tensor input whose bprop entry is None
+_NONE_GRAD = "GRAPH_MODE returns None, not zeros, as the gradient of a Tensor input bprop answers with None"
+# GRAPH_MODE refuses bprop(self, *args)
+_STAR_ARGS = (
+    "GRAPH_MODE refuses bprop(self, *args): RuntimeError 'The function 'bprop' of Primitive or Cell "
+    "requires at least 2 params 'out' and 'dout', but got only 1'"
+)
+# nn.Cell's GRAPH_MODE refuses a bprop that reads a Parameter (and so gives weight gradients)
+_PARAMETER_IN_BPROP = (
+    "GRAPH_MODE refuses a bprop that uses a Parameter: RuntimeError 'The user defined 'bprop' "
+    "function in scope Default does not support using Parameter'"
+)
+_NO_ONES_LIKE = (
+    "mint.ones_like has no CPU kernel in PYNATIVE: RuntimeError 'The kernel OnesLikeExt unregistered'"
+)
 # MindSpore calls bprop with the inputs, out and dout; a bprop without `out` is a TypeError
 _SWISH = "bprop(self, x, dout) has no `out`: MindSpore calls it with 3 arguments and raises TypeError"
 
@@ -350,6 +372,569 @@ def _mindcv_swish_expected(inputs: Arrays, dout: Any) -> Arrays:
     return (dout * s * (1 + inputs[0] * (1 - s)),)
 
 
+# --- mindformers in the model zoo (mindspore-lab/models research/NEU/RRHF-V/mindformers) -------
+RRHF = "mindspore-lab/models research/NEU/RRHF-V/mindformers/mindformers/"
+
+LOGITS = np.array([[1.0, -0.5, 2.0, 0.3], [0.2, 0.4, -1.0, 1.5], [-0.7, 0.9, 0.1, 0.0]], np.float32)
+LABEL = np.array([2, 3, 1], np.int32)
+
+
+# _LogSoftmax (core/loss/loss.py): a tuple output (log-softmax, one-hot label) from a float and
+# an int input; bprop(self, logits, label, _, dout) passes dout[0] through and answers the int
+# label with F.zeros_like
+def _rrhfv_log_softmax(base: type) -> type:
+    class _LogSoftmax(base):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.on_value = Tensor(1.0, ms.float32)
+            self.off_value = Tensor(0.0, ms.float32)
+            self.sum = P.ReduceSum(keep_dims=True)
+            self.max = P.ReduceMax(keep_dims=True)
+            self.sub = P.Sub()
+            self.exp = P.Exp()
+            self.log = P.Log()
+            self.onehot = P.OneHot()
+
+        def construct(self, logits: Tensor, label: Tensor) -> Any:
+            logits = F.cast(logits, ms.float32)
+            logit_max = self.max(logits, 1)
+            logit_sub = self.sub(logits, logit_max)
+            logit_exp = self.exp(logit_sub)
+            exp_sum = self.sum(logit_exp, -1)
+            log_exp_sum = self.log(exp_sum)
+            log_softmax_result = self.sub(logit_sub, log_exp_sum)
+            one_hot_label = self.onehot(label, F.shape(logits)[-1], self.on_value, self.off_value)
+            return log_softmax_result, one_hot_label
+
+        def bprop(self, logits: Tensor, label: Tensor, _: Any, dout: Any) -> Any:
+            d_logits = F.cast(dout[0], F.dtype(logits))
+            return d_logits, F.zeros_like(label)
+
+    return _LogSoftmax
+
+
+def _rrhfv_log_softmax_natural() -> type:
+    from kwcell import KwCell
+
+    base = _rrhfv_log_softmax(KwCell)
+
+    class _LogSoftmax(base):  # type: ignore[misc,valid-type]
+        def bprop(self, logits: Tensor, label: Tensor, *, out: Any, dout: Any) -> Any:
+            return {"logits": F.cast(dout[0], F.dtype(logits))}
+
+    return _LogSoftmax
+
+
+def _pair_head(out: Any, s: Any) -> Any:
+    return (out[0] * s[0]).sum() + (out[1] * s[1]).sum()
+
+
+def _two(c: Any, a: Any, b: Any) -> Any:
+    return c(a, b)
+
+
+def _log_softmax_kw(c: Any, logits: Any, label: Any) -> Any:
+    return c(logits=logits, label=label)
+
+
+# _NLLLoss (core/loss/loss.py): bprop(self, log_softmax_result, one_hot_label, _, dout) builds
+# softmax - one_hot from primitives created inline (P.Exp(), P.ExpandDims()) and answers the
+# float one-hot input with F.zeros_like
+def _rrhfv_nll_loss(base: type) -> type:
+    class _NLLLoss(base):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.repeat_loss = 1
+            self.sum = P.ReduceSum()
+            self.mul = P.Mul()
+            self.neg = P.Neg()
+
+        def construct(self, log_softmax_result: Tensor, one_hot_label: Tensor) -> Any:
+            loss = self.mul(log_softmax_result, one_hot_label)
+            loss_unsum = self.neg(loss)
+            loss_reduce = self.sum(loss_unsum, -1)
+            return loss_reduce
+
+        def bprop(self, log_softmax_result: Tensor, one_hot_label: Tensor, _: Any, dout: Any) -> Any:
+            softmax_result = P.Exp()(log_softmax_result)
+            logits = softmax_result - one_hot_label
+            logits = logits * P.ExpandDims()(dout, -1) * self.repeat_loss
+            return logits, F.zeros_like(one_hot_label)
+
+    return _NLLLoss
+
+
+def _rrhfv_nll_loss_natural() -> type:
+    from kwcell import KwCell
+
+    base = _rrhfv_nll_loss(KwCell)
+
+    class _NLLLoss(base):  # type: ignore[misc,valid-type]
+        def bprop(self, log_softmax_result: Tensor, one_hot_label: Tensor, *, out: Any, dout: Any) -> Any:
+            softmax_result = P.Exp()(log_softmax_result)
+            grad = (softmax_result - one_hot_label) * P.ExpandDims()(dout, -1) * self.repeat_loss
+            return {"log_softmax_result": grad}
+
+    return _NLLLoss
+
+
+def _nll_inputs() -> Arrays:
+    shifted = LOGITS - LOGITS.max(axis=1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return (log_softmax.astype(np.float32), np.eye(4, dtype=np.float32)[LABEL])
+
+
+def _nll_expected(inputs: Arrays, dout: Any) -> Arrays:
+    lsr, one_hot = inputs
+    return ((np.exp(lsr) - one_hot) * dout[:, None], np.zeros_like(one_hot))
+
+
+def _nll_kw(c: Any, lsr: Any, one_hot: Any) -> Any:
+    return c(log_softmax_result=lsr, one_hot_label=one_hot)
+
+
+# MoEAuxLossAutoScaler (experimental/parallel_core/pynative/transformer/moe/utils.py): identity
+# on `output`; bprop gives aux_loss ones scaled by a class attribute Tensor read through the class
+def _rrhfv_moe_aux_loss_scaler(base: type) -> type:
+    class MoEAuxLossAutoScaler(base):  # type: ignore[misc]
+        main_loss_backward_scale = ms.Tensor(1.0)
+
+        def construct(self, output: Tensor, aux_loss: Tensor) -> Any:
+            return output
+
+        def bprop(self, output: Tensor, aux_loss: Tensor, out: Any, dout: Any) -> Any:
+            scale_aux_loss_grad = mint.ones_like(aux_loss) * MoEAuxLossAutoScaler.main_loss_backward_scale
+            return dout, scale_aux_loss_grad
+
+        @staticmethod
+        def set_loss_scale(scale: Tensor) -> None:
+            MoEAuxLossAutoScaler.main_loss_backward_scale = scale
+
+    return MoEAuxLossAutoScaler
+
+
+def _rrhfv_moe_aux_loss_scaler_natural() -> type:
+    from kwcell import KwCell
+
+    class MoEAuxLossAutoScaler(KwCell):
+        main_loss_backward_scale = ms.Tensor(1.0)
+
+        def construct(self, output: Tensor, aux_loss: Tensor) -> Any:
+            return output
+
+        def bprop(self, output: Tensor, aux_loss: Tensor, *, out: Any, dout: Any) -> Any:
+            scale = mint.ones_like(aux_loss) * MoEAuxLossAutoScaler.main_loss_backward_scale
+            return {"output": dout, "aux_loss": scale}
+
+    return MoEAuxLossAutoScaler
+
+
+def _moe_kw(c: Any, output: Any, aux_loss: Any) -> Any:
+    return c(output=output, aux_loss=aux_loss)
+
+
+# SelfDefinedGather (experimental/parallel_core/pynative/transformer/moe/utils.py): ops.gather by
+# a permutation held on self in construct, and ops.gather of dout by its argsort in bprop (the
+# gradient of a permutation: here the bprop's gradient is autodiff's); `input_, output, dout`;
+# both check the indices with a Tensor condition that raises
+def _rrhfv_self_defined_gather(base: type) -> type:
+    class SelfDefinedGather(base):  # type: ignore[misc]
+        def __init__(self, indices: Tensor) -> None:
+            super().__init__()
+            self.indices = indices
+
+        def construct(self, input_: Tensor) -> Any:
+            indices = self.indices
+            if indices.max() >= input_.shape[0]:
+                raise ValueError(
+                    f"expect indices.max() < input_.shape[0], but got {indices} and {input_.shape}"
+                )
+            output = ops.gather(input_, self.indices, 0)
+            return output
+
+        def bprop(self, input_: Tensor, output: Any, dout: Any) -> Any:
+            indices = self.indices
+            if indices.max() >= dout.shape[0]:
+                raise ValueError(f"expect indices.max() < dout.shape[0], but got {indices} and {dout.shape}")
+            dout = ops.gather(dout, ops.argsort(indices), 0)
+            return (dout,)
+
+    return SelfDefinedGather
+
+
+def _rrhfv_self_defined_gather_natural() -> type:
+    from kwcell import KwCell
+
+    base = _rrhfv_self_defined_gather(KwCell)
+
+    class SelfDefinedGather(base):  # type: ignore[misc,valid-type]
+        def bprop(self, input_: Tensor, *, out: Any, dout: Any) -> Any:
+            return {"input_": ops.gather(dout, ops.argsort(self.indices), 0)}
+
+    return SelfDefinedGather
+
+
+PERM = np.array([2, 0, 3, 1], np.int32)
+GATHER_X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5], [3.0, -2.0, 0.75], [-1.25, 1.0, 0.1]], np.float32)
+
+
+def _gather_expected(inputs: Arrays, dout: Any) -> Arrays:
+    return (dout[np.argsort(PERM)],)
+
+
+def _kw_input_(c: Any, x: Any) -> Any:
+    return c(input_=x)
+
+
+# LinearWithFrozenWeight (experimental/parallel_core/pynative/tensor_parallel/layers.py):
+# bprop(self, x, weight, bias, out, dout) names construct's `input_` `x`; the frozen weight gets
+# None, the bias zeros (F.full) when self.bias, else None (bias=None input); BatchMatMul
+# primitives from __init__. (2-D inputs: CPU BatchMatMul does not broadcast a 2-D weight.)
+def _rrhfv_linear_frozen(base: type) -> type:
+    class LinearWithFrozenWeight(base):  # type: ignore[misc]
+        def __init__(self, bias: bool, allreduce_dgrad: Any = None, transpose_b: bool = True) -> None:
+            super().__init__()
+            self.bias = bias
+            self.allreduce_dgrad = allreduce_dgrad
+            self.transpose_b = transpose_b
+            self.matmul = P.BatchMatMul(transpose_b=self.transpose_b)
+            self.matmul_g_in = P.BatchMatMul(transpose_a=False, transpose_b=not self.transpose_b)
+
+        def construct(self, input_: Tensor, weight: Tensor, bias: Any) -> Any:
+            output = self.matmul(input_, weight)
+            if self.bias and bias is not None:
+                output = mint.add(output, bias)
+            return output
+
+        def bprop(self, x: Tensor, weight: Tensor, bias: Any, out: Any, dout: Any) -> Any:
+            grad_input = self.matmul_g_in(dout, weight).reshape(x.shape)
+            grad_bias = F.full(bias.shape, 0, dtype=bias.dtype) if self.bias else None
+            return grad_input, None, grad_bias
+
+    return LinearWithFrozenWeight
+
+
+def _rrhfv_linear_frozen_natural() -> type:
+    from kwcell import KwCell
+
+    base = _rrhfv_linear_frozen(KwCell)
+
+    class LinearWithFrozenWeight(base):  # type: ignore[misc,valid-type]
+        def bprop(self, input_: Tensor, weight: Tensor, bias: Any, *, out: Any, dout: Any) -> Any:
+            return {"input_": self.matmul_g_in(dout, weight).reshape(input_.shape)}
+
+    return LinearWithFrozenWeight
+
+
+LIN_X = np.array([[0.5, -1.0, 2.0, 0.25], [1.5, 0.75, -0.5, 1.0], [-2.0, 0.3, 1.2, -0.6]], np.float32)
+LIN_W = np.array(
+    [
+        [0.2, -0.4, 0.6, 1.0],
+        [1.1, 0.5, -0.3, 0.2],
+        [-0.7, 0.8, 0.4, -1.2],
+        [0.3, 0.9, -1.5, 0.6],
+        [1.4, -0.2, 0.1, 0.5],
+    ],
+    np.float32,
+)
+LIN_B = np.array([0.1, -0.2, 0.3, 0.05, -0.4], np.float32)
+
+
+def _linear_expected(inputs: Arrays, dout: Any) -> Arrays:
+    _, w, b = inputs
+    return (dout @ w, np.zeros_like(w), None if b is None else np.zeros_like(b))
+
+
+def _three(c: Any, a: Any, b: Any, d: Any) -> Any:
+    return c(a, b, d)
+
+
+def _linear_kw(c: Any, x: Any, w: Any, b: Any) -> Any:
+    return c(input_=x, weight=w, bias=b)
+
+
+# PreBackwardCell (experimental/parallel_core/pynative/optimizer/zero/adamw_zero.py, ZeRO-3): two
+# stop_gradient outputs; bprop(self, *args) runs the pre-backward hook and returns args[-1], the
+# tuple dout itself, as the inputs' gradients; used_bprop_inputs = []. (The hook all-gathers the
+# owner's Parameters, a no-op on one device: here a function that does nothing.)
+def _pre_backward_hook(cell: Any) -> None:
+    return None
+
+
+def _rrhfv_pre_backward(base: type) -> type:
+    class PreBackwardCell(base):  # type: ignore[misc]
+        def __init__(self, func: Any) -> None:
+            super().__init__()
+            self._auto_prefix = False
+            self.pre_backward_function = func
+            self.used_bprop_inputs: list[int] = []
+
+        def construct(self, input: Tensor, input_bias: Tensor) -> Any:
+            return ops.stop_gradient(input), ops.stop_gradient(input_bias)
+
+        def bprop(self, *args: Any) -> Any:
+            self.pre_backward_function(self)
+            return args[-1]
+
+    return PreBackwardCell
+
+
+def _rrhfv_pre_backward_natural() -> type:
+    from kwcell import KwCell
+
+    base = _rrhfv_pre_backward(KwCell)
+
+    class PreBackwardCell(base):  # type: ignore[misc,valid-type]
+        def bprop(self, input: Tensor, input_bias: Tensor, *, out: Any, dout: Any) -> Any:
+            self.pre_backward_function(self)
+            return {"input": dout[0], "input_bias": dout[1]}
+
+    return PreBackwardCell
+
+
+def _pre_backward_kw(c: Any, a: Any, b: Any) -> Any:
+    return c(input=a, input_bias=b)
+
+
+# --- golden-stick (mindspore-ai/golden-stick) ---------------------------------------------------
+GS = "mindspore-ai/golden-stick mindspore_gs/quantization/"
+
+
+# SlbQuantizer (slb/slb_fake_quantizer.py, 2022-06): floor quantisation with a (1, 1, 1, 1) scale
+# computed eagerly in __init__, straight-through backward; bprop(self, input_, out, dout)
+def _gs_slb_quantizer(base: type) -> type:
+    class SlbQuantizer(base):  # type: ignore[misc]
+        def __init__(self, num_bits: int = 8) -> None:
+            super().__init__()
+            self.base = Tensor(2, ms.float32)
+            self.pow = P.Pow()
+            self.reshape = P.Reshape()
+            self.round = P.Floor()
+            self._num_bits = num_bits
+            scale = self.pow(self.base, self._num_bits) - 1
+            self.scale = self.reshape(scale, (1, 1, 1, 1))
+
+        def construct(self, input_: Tensor) -> Any:
+            return self.round(input_ * self.scale) / self.scale
+
+        def bprop(self, input_: Tensor, out: Any, dout: Any) -> Any:
+            return (dout,)
+
+    return SlbQuantizer
+
+
+def _gs_slb_quantizer_natural() -> type:
+    from kwcell import KwCell
+
+    base = _gs_slb_quantizer(KwCell)
+
+    class SlbQuantizer(base):  # type: ignore[misc,valid-type]
+        def bprop(self, input_: Tensor, *, out: Any, dout: Any) -> Any:
+            return {"input_": dout}
+
+    return SlbQuantizer
+
+
+SLB_X = np.array(
+    [[[[0.05, 0.31, 0.77], [0.5, 0.93, 0.12]], [[0.66, 0.2, 0.41], [0.88, 0.03, 0.59]]]], np.float32
+)
+
+
+# FakeQuantPerLayer (ops/operations/fake_quant_perlayer.py): a GSCustom op whose bprop is
+# bprop(x, x_min, x_max, _, dout) -> (FakeQuantPerLayerGrad(dout, x, x_min, x_max),
+# zeros_like(x_min), zeros_like(x_max)); its GPU kernels (kernel/gpu/fake_quant_*.cu) are written
+# here with ops in a cell: the forward and the gradient kernel both compute the nudged range
+# (NudgeMinMaxPerLayer), here the helper method _nudge that construct and bprop both call
+# (asymmetric, no narrow range)
+def _gs_fake_quant(base: type) -> type:
+    class FakeQuantPerLayer(base):  # type: ignore[misc]
+        def __init__(self, num_bits: int = 8) -> None:
+            super().__init__()
+            self.quant_min = 0.0
+            self.quant_max = float(2**num_bits - 1)
+
+        def _nudge(self, x_min: Tensor, x_max: Tensor) -> Any:
+            scale = (x_max - x_min) / (self.quant_max - self.quant_min)
+            zp_from_min = self.quant_min - x_min / scale
+            nudge_zp = ops.round(ops.clip_by_value(zp_from_min, self.quant_min, self.quant_max))
+            nudge_min = (self.quant_min - nudge_zp) * scale
+            nudge_max = (self.quant_max - nudge_zp) * scale
+            return nudge_min, nudge_max, scale
+
+        def construct(self, x: Tensor, x_min: Tensor, x_max: Tensor) -> Any:
+            nudge_min, nudge_max, scale = self._nudge(x_min, x_max)
+            clamped = ops.clip_by_value(x, nudge_min, nudge_max)
+            return ops.round((clamped - nudge_min) / scale) * scale + nudge_min
+
+        def bprop(self, x: Tensor, x_min: Tensor, x_max: Tensor, _: Any, dout: Any) -> Any:
+            nudge_min, nudge_max, _scale = self._nudge(x_min, x_max)
+            inside = ops.logical_and(x >= nudge_min, x <= nudge_max)
+            dx = dout * F.cast(inside, F.dtype(dout))
+            return dx, F.zeros_like(x_min), F.zeros_like(x_max)
+
+    return FakeQuantPerLayer
+
+
+def _gs_fake_quant_natural() -> type:
+    from kwcell import KwCell
+
+    base = _gs_fake_quant(KwCell)
+
+    class FakeQuantPerLayer(base):  # type: ignore[misc,valid-type]
+        def bprop(self, x: Tensor, x_min: Tensor, x_max: Tensor, *, out: Any, dout: Any) -> Any:
+            nudge_min, nudge_max, _scale = self._nudge(x_min, x_max)
+            inside = ops.logical_and(x >= nudge_min, x <= nudge_max)
+            return {"x": dout * F.cast(inside, F.dtype(dout))}
+
+    return FakeQuantPerLayer
+
+
+FQ_X = np.array([[-1.3, -0.2, 0.45], [0.9, 2.7, -2.5]], np.float32)
+FQ_MIN = np.array([-1.0], np.float32)
+FQ_MAX = np.array([1.5], np.float32)
+
+
+def _fake_quant_expected(inputs: Arrays, dout: Any) -> Arrays:
+    x, x_min, x_max = inputs
+    qmin, qmax = 0.0, 15.0
+    scale = (x_max - x_min) / (qmax - qmin)
+    zp = np.round(np.clip(qmin - x_min / scale, qmin, qmax))
+    nudge_min, nudge_max = (qmin - zp) * scale, (qmax - zp) * scale
+    inside = (x >= nudge_min) & (x <= nudge_max)
+    return (dout * inside, np.zeros_like(x_min), np.zeros_like(x_max))
+
+
+def _fake_quant_kw(c: Any, x: Any, x_min: Any, x_max: Any) -> Any:
+    return c(x=x, x_min=x_min, x_max=x_max)
+
+
+# MinMaxUpdatePerLayer (ops/operations/min_max_update_perlayer.py): a tuple output (min, max)
+# from the EMA kernel (kernel/gpu/min_max_update_per_layer_impl.cu, here with ops); bprop(x,
+# x_min, x_max, out, dout) gives zeros_like to all three inputs (autodiff would not)
+def _gs_min_max_update(base: type) -> type:
+    class MinMaxUpdatePerLayer(base):  # type: ignore[misc]
+        def __init__(self, ema: bool = False, ema_decay: float = 0.999) -> None:
+            super().__init__()
+            self.ema = ema
+            self.ema_decay = ema_decay
+
+        def construct(self, x: Tensor, x_min: Tensor, x_max: Tensor) -> Any:
+            minel = x.min()
+            maxel = x.max()
+            if self.ema:
+                min_out = self.ema_decay * minel + (1 - self.ema_decay) * x_min
+                max_out = self.ema_decay * maxel + (1 - self.ema_decay) * x_max
+            else:
+                min_out = minel * ops.ones_like(x_min)
+                max_out = maxel * ops.ones_like(x_max)
+            return ops.minimum(min_out, 0.0), ops.maximum(max_out, 0.0)
+
+        def bprop(self, x: Tensor, x_min: Tensor, x_max: Tensor, out: Any, dout: Any) -> Any:
+            return F.zeros_like(x), F.zeros_like(x_min), F.zeros_like(x_max)
+
+    return MinMaxUpdatePerLayer
+
+
+def _gs_min_max_update_natural() -> type:
+    from kwcell import KwCell
+
+    base = _gs_min_max_update(KwCell)
+
+    class MinMaxUpdatePerLayer(base):  # type: ignore[misc,valid-type]
+        def bprop(self, x: Tensor, x_min: Tensor, x_max: Tensor, *, out: Any, dout: Any) -> Any:
+            return {}
+
+    return MinMaxUpdatePerLayer
+
+
+def _zeros_expected(inputs: Arrays, dout: Any) -> Arrays:
+    return tuple(np.zeros_like(v) for v in inputs)
+
+
+# LearnedStepSizeFakeQuantizerPerLayer (learned_step_size_quantization/
+# learned_step_size_fake_quantizers.py): LSQ with the learnable step Parameter _float_max (alpha).
+# golden-stick takes its gradient from MindSpore's FakeLearnedScaleQuantPerLayer op (GPU kernel
+# fake_learned_scale_quant_perlayer_impl.cu: dx = dout inside [-alpha, alpha], dalpha = sum of
+# dout * (+1 above, -1 below, quant - x/alpha inside)); here that gradient is the cell's bprop,
+# which gives the step Parameter its gradient through internal_params, and the LSQNudgePerLayer
+# both kernels share (max, min, floor(. + 0.5)) is the helper method _lsq_nudge. quant_max and
+# _float_min get zero gradients from the op, so they are not trainable here.
+def _gs_lsq(base: type) -> type:
+    class LearnedStepSizeFakeQuantizerPerLayer(base):  # type: ignore[misc]
+        def __init__(self, num_bits: int = 8, min_init: float = -6.0, max_init: float = 6.0) -> None:
+            super().__init__()
+            self._quant_max = (1 << (num_bits - 1)) - 1
+            self.quant_max = Parameter(
+                Tensor(np.array([self._quant_max]).astype(np.float32)), name="quant_max", requires_grad=False
+            )
+            self._float_min = Parameter(Tensor([min_init], ms.float32), name="float_min", requires_grad=False)
+            self._float_max = Parameter(Tensor([max_init], ms.float32), name="float_max")
+            self.internal_params = [self._float_max]
+
+        def _lsq_nudge(self, x: Tensor) -> Any:
+            input_div_alpha = x / self._float_max
+            clamped = ops.minimum(ops.maximum(input_div_alpha, -1.0), 1.0)
+            input_quant = ops.floor(clamped * self.quant_max + 0.5) / self.quant_max
+            return input_div_alpha, input_quant
+
+        def construct(self, x: Tensor) -> Any:
+            _, input_quant = self._lsq_nudge(x)
+            return input_quant * self._float_max
+
+        def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
+            input_div_alpha, input_quant = self._lsq_nudge(x)
+            above = F.cast(input_div_alpha > 1.0, ms.float32)
+            below = F.cast(input_div_alpha < -1.0, ms.float32)
+            inside = 1.0 - above - below
+            grad_input = dout * inside
+            grad_alpha = (dout * (above - below + inside * (input_quant - input_div_alpha))).sum()
+            return (grad_input,), {self._float_max: grad_alpha.reshape((1,))}
+
+    return LearnedStepSizeFakeQuantizerPerLayer
+
+
+def _gs_lsq_natural() -> type:
+    from kwcell import KwCell
+
+    base = _gs_lsq(KwCell)
+
+    class LearnedStepSizeFakeQuantizerPerLayer(base):  # type: ignore[misc,valid-type]
+        def bprop(self, x: Tensor, *, out: Any, dout: Any) -> Any:
+            input_div_alpha, input_quant = self._lsq_nudge(x)
+            above = F.cast(input_div_alpha > 1.0, ms.float32)
+            below = F.cast(input_div_alpha < -1.0, ms.float32)
+            inside = 1.0 - above - below
+            grad_alpha = (dout * (above - below + inside * (input_quant - input_div_alpha))).sum()
+            return {"x": dout * inside, self._float_max: grad_alpha.reshape((1,))}
+
+    return LearnedStepSizeFakeQuantizerPerLayer
+
+
+LSQ_ALPHA = 1.0
+LSQ_QMAX = 7.0  # num_bits=4
+
+
+def _lsq_parts(x: Any) -> tuple[Any, Any, Any, Any]:
+    r = x / LSQ_ALPHA
+    quant = np.floor(np.clip(r, -1.0, 1.0) * LSQ_QMAX + 0.5) / LSQ_QMAX
+    above, below = (r > 1.0).astype(np.float32), (r < -1.0).astype(np.float32)
+    return r, quant, above, below
+
+
+def _lsq_expected(inputs: Arrays, dout: Any) -> Arrays:
+    _, _, above, below = _lsq_parts(inputs[0])
+    return (dout * (1.0 - above - below),)
+
+
+def _lsq_expected_weights(inputs: Arrays, dout: Any, cell: Any) -> dict[str, Any]:
+    r, quant, above, below = _lsq_parts(inputs[0])
+    inside = 1.0 - above - below
+    g = (dout * (above - below + inside * (quant - r))).sum()
+    return {cell._float_max.name: np.array([g], np.float32)}
+
+
+LSQ_X = np.array([[0.33, -1.4, 0.71], [1.8, -0.45, 0.06]], np.float32)
+
 CASES = [
     Case(
         name="zoo_bimlp_signer",
@@ -433,5 +1018,143 @@ CASES = [
         expected=_mindcv_swish_expected,
         nn_fails=dict.fromkeys(MODES, _SWISH),
         kw_fails=dict.fromkeys(MODES, _SWISH),
+    ),
+    Case(
+        name="zoo_rrhfv_log_softmax",
+        source=RRHF + "core/loss/loss.py: _LogSoftmax",
+        body=_rrhfv_log_softmax,
+        natural=_rrhfv_log_softmax_natural,
+        inputs=lambda: (LOGITS, LABEL),
+        positional=_two,
+        keyword=_log_softmax_kw,
+        head=_pair_head,
+        expected=lambda inputs, dout: (dout[0], None),
+    ),
+    Case(
+        name="zoo_rrhfv_nll_loss",
+        source=RRHF + "core/loss/loss.py: _NLLLoss",
+        body=_rrhfv_nll_loss,
+        natural=_rrhfv_nll_loss_natural,
+        inputs=_nll_inputs,
+        positional=_two,
+        keyword=_nll_kw,
+        expected=_nll_expected,
+    ),
+    Case(
+        name="zoo_rrhfv_moe_aux_loss_scaler",
+        source=RRHF + "experimental/parallel_core/pynative/transformer/moe/utils.py: MoEAuxLossAutoScaler",
+        body=_rrhfv_moe_aux_loss_scaler,
+        natural=_rrhfv_moe_aux_loss_scaler_natural,
+        inputs=lambda: (X, np.array(0.37, np.float32)),
+        positional=_two,
+        keyword=_moe_kw,
+        expected=lambda inputs, dout: (dout, np.ones_like(inputs[1])),
+        nn_fails=dict.fromkeys(("pynative", "train"), _NO_ONES_LIKE),
+        kw_fails=dict.fromkeys(("pynative", "train"), _NO_ONES_LIKE),
+        skip={
+            "twice": "the harness expects 3 * bprop(dout) from the two calls; this bprop's aux_loss "
+            "gradient ignores dout (the calls give 2 * ones)"
+        },
+    ),
+    Case(
+        name="zoo_rrhfv_self_defined_gather",
+        source=RRHF + "experimental/parallel_core/pynative/transformer/moe/utils.py: SelfDefinedGather",
+        body=_rrhfv_self_defined_gather,
+        natural=_rrhfv_self_defined_gather_natural,
+        init=lambda: {"indices": Tensor(PERM)},
+        inputs=lambda: (GATHER_X,),
+        positional=_one,
+        keyword=_kw_input_,
+        expected=_gather_expected,
+    ),
+    Case(
+        name="zoo_rrhfv_linear_frozen_weight",
+        source=RRHF + "experimental/parallel_core/pynative/tensor_parallel/layers.py: LinearWithFrozenWeight",
+        body=_rrhfv_linear_frozen,
+        natural=_rrhfv_linear_frozen_natural,
+        init=lambda: {"bias": True},
+        inputs=lambda: (LIN_X, LIN_W, LIN_B),
+        positional=_three,
+        keyword=_linear_kw,
+        expected=_linear_expected,
+        nn_fails=dict.fromkeys(("graph", "outer", "jit", "twice"), _NONE_GRAD),
+    ),
+    Case(
+        name="zoo_rrhfv_linear_frozen_weight_no_bias",
+        source=RRHF + "experimental/parallel_core/pynative/tensor_parallel/layers.py: LinearWithFrozenWeight",
+        body=_rrhfv_linear_frozen,
+        natural=_rrhfv_linear_frozen_natural,
+        init=lambda: {"bias": False},
+        inputs=lambda: (LIN_X, LIN_W, None),
+        positional=_three,
+        keyword=_linear_kw,
+        expected=_linear_expected,
+        nn_fails=dict.fromkeys(("graph", "outer", "jit", "twice"), _NONE_GRAD),
+    ),
+    Case(
+        name="zoo_rrhfv_pre_backward_cell",
+        source=RRHF + "experimental/parallel_core/pynative/optimizer/zero/adamw_zero.py: PreBackwardCell",
+        body=_rrhfv_pre_backward,
+        natural=_rrhfv_pre_backward_natural,
+        init=lambda: {"func": _pre_backward_hook},
+        inputs=lambda: (X, LIN_B[:3].copy()),
+        positional=_two,
+        keyword=_pre_backward_kw,
+        head=_pair_head,
+        expected=lambda inputs, dout: (dout[0], dout[1]),
+        nn_fails=dict.fromkeys(_GRAPH_MODES, _STAR_ARGS),
+    ),
+    Case(
+        name="zoo_gs_slb_quantizer",
+        source=GS + "slb/slb_fake_quantizer.py (e1cb515, 2022-06): SlbQuantizer",
+        body=_gs_slb_quantizer,
+        natural=_gs_slb_quantizer_natural,
+        init=lambda: {"num_bits": 4},
+        inputs=lambda: (SLB_X,),
+        positional=_one,
+        keyword=_kw_input_,
+        expected=_identity_expected,
+    ),
+    Case(
+        name="zoo_gs_fake_quant_perlayer",
+        source=GS
+        + "ops/operations/fake_quant_perlayer.py: FakeQuantPerLayer (bprop and GPU kernels as a cell)",
+        body=_gs_fake_quant,
+        natural=_gs_fake_quant_natural,
+        init=lambda: {"num_bits": 4},
+        inputs=lambda: (FQ_X, FQ_MIN, FQ_MAX),
+        positional=_three,
+        keyword=_fake_quant_kw,
+        expected=_fake_quant_expected,
+        nn_fails=dict.fromkeys(_GRAPH_MODES, _CLIP_EMPTY),
+        kw_fails=dict.fromkeys(_GRAPH_MODES, _CLIP_EMPTY),
+    ),
+    Case(
+        name="zoo_gs_min_max_update_perlayer",
+        source=GS
+        + "ops/operations/min_max_update_perlayer.py: MinMaxUpdatePerLayer (bprop and kernel as a cell)",
+        body=_gs_min_max_update,
+        natural=_gs_min_max_update_natural,
+        init=lambda: {"ema": True, "ema_decay": 0.9},
+        inputs=lambda: (FQ_X, FQ_MIN, FQ_MAX),
+        positional=_three,
+        keyword=_fake_quant_kw,
+        head=_pair_head,
+        expected=_zeros_expected,
+    ),
+    Case(
+        name="zoo_gs_lsq_perlayer",
+        source=GS
+        + "learned_step_size_quantization/learned_step_size_fake_quantizers.py: "
+        + "LearnedStepSizeFakeQuantizerPerLayer (its op's LSQ gradient as the cell's bprop)",
+        body=_gs_lsq,
+        natural=_gs_lsq_natural,
+        init=lambda: {"num_bits": 4, "max_init": LSQ_ALPHA},
+        inputs=lambda: (LSQ_X,),
+        positional=_one,
+        keyword=_kw_x,
+        expected=_lsq_expected,
+        expected_weights=_lsq_expected_weights,
+        nn_fails=dict.fromkeys(_GRAPH_MODES, _PARAMETER_IN_BPROP),
     ),
 ]
