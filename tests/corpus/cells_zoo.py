@@ -13,7 +13,7 @@ from typing import Any
 
 import mindspore as ms
 import numpy as np
-from mindspore import Parameter, Tensor, ops
+from mindspore import Parameter, Tensor, nn, ops
 from mindspore.ops import functional
 
 from tests.corpus.harness import MODES, Arrays, Case
@@ -49,6 +49,12 @@ _STAR_ARGS = (
 _PARAMETER_IN_BPROP = (
     "GRAPH_MODE refuses a bprop that uses a Parameter: RuntimeError 'The user defined 'bprop' "
     "function in scope Default does not support using Parameter'"
+)
+# A plain cell that does `v -= spike` (an in-place augmented assignment in construct), called twice
+# in one graph: the second call's gradient is wrong (probe: with `v = v - spike` it is right)
+_AUGASSIGN_TWICE = (
+    "GRAPH_MODE, one IFNode called twice in one graph: with construct's `v -= spike` the gradient of "
+    "the spiking element is wrong (3.028 for 3.430; `v = v - spike` gives 3.430), nn.Cell and KwCell alike"
 )
 _NO_ONES_LIKE = (
     "mint.ones_like has no CPU kernel in PYNATIVE: RuntimeError 'The kernel OnesLikeExt unregistered'"
@@ -302,6 +308,56 @@ def _snn_relusigmoid_natural() -> type:
 def _snn_relusigmoid_expected(inputs: Arrays, dout: Any) -> Arrays:
     s = _sigmoid(inputs[0] * 5.0)
     return (dout * (1 - s) * s * 5.0,)
+
+
+# IFNode (same file): a plain nn.Cell whose default argument is one relusigmoid instance, shared by
+# every IFNode built with the default; a tuple output (spike, v); `v -= spike`
+def _snn_ifnode_on(surrogate: type) -> type:
+    class IFNode(nn.Cell):
+        def __init__(
+            self,
+            v_threshold: float = 1.0,
+            fire: bool = True,
+            surrogate_function: Any = surrogate(),  # noqa: B008 (the project's shared default)
+        ) -> None:
+            super().__init__()
+            self.v_threshold = v_threshold
+            self.fire = fire
+            self.surrogate_function = surrogate_function
+
+        def construct(self, x: Tensor, v: Tensor) -> Any:
+            v = v + x
+            if self.fire:
+                spike = self.surrogate_function(v - self.v_threshold) * self.v_threshold
+                v -= spike
+                return spike, v
+            return v, v
+
+    return IFNode
+
+
+def _snn_ifnode(base: type) -> type:
+    return _snn_ifnode_on(_snn_relusigmoid(base))
+
+
+def _snn_ifnode_natural() -> type:
+    return _snn_ifnode_on(_snn_relusigmoid_natural())
+
+
+IF_V = np.array([[0.75, 0.5, 0.9], [1.5, 0.6, -0.25]], np.float32)
+
+
+def _snn_ifnode_expected(inputs: Arrays, dout: Any) -> Arrays:
+    x, v = inputs
+    th = 1.25
+    s = _sigmoid((v + x - th) * 5.0)
+    dspike_du = (1 - s) * s * 5.0 * th
+    du = dout[0] * dspike_du + dout[1] * (1 - dspike_du)
+    return (du, du)
+
+
+def _ifnode_kw(c: Any, x: Any, v: Any) -> Any:
+    return c(x=x, v=v)
 
 
 # --- SSDA-MME (mindspore-lab/models research/xidian/SSDA-MME/base/base_net.py) ----------------
@@ -735,6 +791,49 @@ def _gs_slb_quantizer_natural() -> type:
     return SlbQuantizer
 
 
+# QBNNACTQuantizer (same file): a plain cell (golden-stick's FakeQuantizer) around SlbQuantizer:
+# clips from above by a trainable Parameter, normalises, C.clip_by_value with Tensor bounds, then
+# the quantiser's straight-through bprop; autodiff everywhere else
+def _gs_qbnn_act_on(quantizer: type) -> type:
+    class QBNNACTQuantizer(nn.Cell):
+        def __init__(self, num_bits: int = 8) -> None:
+            super().__init__()
+            self._num_bits = num_bits
+            self.min_val = Tensor(0, ms.float32)
+            self.max_val = Tensor(1000, ms.float32)
+            self.max_val2 = Tensor(1.49999, ms.float32)
+            self.relu_upper_bound = Parameter(
+                Tensor([1], ms.float32), name="relu_upper_bound", requires_grad=True
+            )
+            self.quantize = quantizer(num_bits)
+
+        def construct(self, x: Tensor) -> Any:
+            x = x - (x >= self.relu_upper_bound).astype(ms.float32) * (x - self.relu_upper_bound)
+            x = x / self.relu_upper_bound
+            x = ops.clip_by_value(x, self.min_val, self.max_val)
+            x = self.quantize(x)
+            x = x * self.relu_upper_bound
+            return x
+
+    return QBNNACTQuantizer
+
+
+def _gs_qbnn_act(base: type) -> type:
+    return _gs_qbnn_act_on(_gs_slb_quantizer(base))
+
+
+def _gs_qbnn_act_natural() -> type:
+    return _gs_qbnn_act_on(_gs_slb_quantizer_natural())
+
+
+QBNN_X = np.array([[[[-0.3, 0.25, 0.6], [1.4, 0.05, 0.9]]]], np.float32)
+
+
+def _qbnn_act_expected(inputs: Arrays, dout: Any) -> Arrays:
+    x = inputs[0]
+    return (dout * ((x < 1.0) & (x >= 0.0)),)
+
+
 SLB_X = np.array(
     [[[[0.05, 0.31, 0.77], [0.5, 0.93, 0.12]], [[0.66, 0.2, 0.41], [0.88, 0.03, 0.59]]]], np.float32
 )
@@ -1156,5 +1255,30 @@ CASES = [
         expected=_lsq_expected,
         expected_weights=_lsq_expected_weights,
         nn_fails=dict.fromkeys(_GRAPH_MODES, _PARAMETER_IN_BPROP),
+    ),
+    Case(
+        name="zoo_snn_ifnode",
+        source="mindspore-ai/models community/cv/snn/src/ifnode.py: IFNode (with its default relusigmoid)",
+        body=_snn_ifnode,
+        natural=_snn_ifnode_natural,
+        init=lambda: {"v_threshold": 1.25},
+        inputs=lambda: (X, IF_V),
+        positional=_two,
+        keyword=_ifnode_kw,
+        head=_pair_head,
+        expected=_snn_ifnode_expected,
+        nn_fails={"twice": _AUGASSIGN_TWICE},
+        kw_fails={"twice": _AUGASSIGN_TWICE},
+    ),
+    Case(
+        name="zoo_gs_qbnn_act_quantizer",
+        source=GS + "slb/slb_fake_quantizer.py (e1cb515, 2022-06): QBNNACTQuantizer (with its SlbQuantizer)",
+        body=_gs_qbnn_act,
+        natural=_gs_qbnn_act_natural,
+        init=lambda: {"num_bits": 4},
+        inputs=lambda: (QBNN_X,),
+        positional=_one,
+        keyword=_kw_x,
+        expected=_qbnn_act_expected,
     ),
 ]
