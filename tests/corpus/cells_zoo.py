@@ -9,6 +9,7 @@ device), the cell computes the same math with ``ops`` and says so in its comment
 from __future__ import annotations
 
 import importlib
+import math
 from typing import Any
 
 import mindspore as ms
@@ -358,6 +359,160 @@ def _snn_ifnode_expected(inputs: Arrays, dout: Any) -> Arrays:
 
 def _ifnode_kw(c: Any, x: Any, v: Any) -> Any:
     return c(x=x, v=v)
+
+
+# --- FlowNet2 (mindspore-ai/models research/cv/flownet2/src/submodels/custom_ops/custom_ops.py) -
+
+
+# Correlation: construct and bprop both call the sub-cell self.transpose_pad (NCHW -> padded NHWC)
+# and then an AOT GPU kernel (correlation.cu: correlation / correlationGrad), written here with ops
+# for the kernel's kernel_size=1, stride1=1 and pad_size == max_displacement. The kernels' gradient
+# is the exact one, so here the bprop's gradient is autodiff's.
+class TransposeAndPad(nn.Cell):
+    def __init__(self, pad_size: int) -> None:
+        super().__init__()
+        self.tanspose = P.Transpose()
+        self.pad = P.Pad(((0, 0), (pad_size, pad_size), (pad_size, pad_size), (0, 0)))
+
+    def construct(self, x: Tensor) -> Any:
+        x_tanspose = self.tanspose(x, (0, 2, 3, 1))
+        x_tanspose_pad = self.pad(x_tanspose)
+        return x_tanspose_pad
+
+
+def _correlation_forward(
+    pad_x1: Any, pad_x2: Any, out_shape: Any, max_displacement: int, stride2: int
+) -> Any:
+    """correlation.cu's correlation_forward: the channel mean of x1 * (x2 displaced)."""
+    out_h, out_w = out_shape[2], out_shape[3]
+    radius = max_displacement // stride2
+    channels = pad_x1.shape[3]
+    center = pad_x1[
+        :, max_displacement : max_displacement + out_h, max_displacement : max_displacement + out_w, :
+    ]
+    planes = []
+    for t_j in range(-radius, radius + 1):
+        for t_i in range(-radius, radius + 1):
+            oy = max_displacement + t_j * stride2
+            ox = max_displacement + t_i * stride2
+            planes.append((center * pad_x2[:, oy : oy + out_h, ox : ox + out_w, :]).sum(axis=3) / channels)
+    return ops.stack(planes, axis=1)
+
+
+def _correlation_backward(pad_x1: Any, pad_x2: Any, dout: Any, max_displacement: int, stride2: int) -> Any:
+    """correlation.cu's correlation_backward_input1 / input2, for NCHW gradients."""
+    md = max_displacement
+    radius = md // stride2
+    out_h, out_w = dout.shape[2], dout.shape[3]
+    channels = pad_x1.shape[3]
+    center = pad_x1[:, md : md + out_h, md : md + out_w, :]
+    g = dout.expand_dims(4) / channels  # (N, displacements, H, W, 1)
+    # x2's gradient: each displacement's g * x1, moved by the displacement (one pad, then slices)
+    moved = ops.pad(g * center.expand_dims(1), (0, 0, md, md, md, md))
+    shifted2 = []
+    moved1 = []
+    k = 0
+    for t_j in range(-radius, radius + 1):
+        for t_i in range(-radius, radius + 1):
+            oy = md + t_j * stride2
+            ox = md + t_i * stride2
+            shifted2.append(pad_x2[:, oy : oy + out_h, ox : ox + out_w, :])
+            moved1.append(
+                moved[:, k, 2 * md - oy : 2 * md - oy + out_h, 2 * md - ox : 2 * md - ox + out_w, :]
+            )
+            k += 1
+    grad1 = (g * ops.stack(shifted2, axis=1)).sum(axis=1)
+    grad2 = ops.stack(moved1, axis=1).sum(axis=1)
+    return ops.transpose(grad1, (0, 3, 1, 2)), ops.transpose(grad2, (0, 3, 1, 2))
+
+
+def _flownet2_correlation(base: type) -> type:
+    class Correlation(base):  # type: ignore[misc]
+        def __init__(
+            self,
+            pad_size: int = 0,
+            kernel_size: int = 0,
+            max_displacement: int = 0,
+            stride1: int = 1,
+            stride2: int = 2,
+        ) -> None:
+            super().__init__()
+            self.pad_size = pad_size
+            self.max_displacement = max_displacement
+            self.kernel_size = kernel_size
+            self.stride1 = stride1
+            self.stride2 = stride2
+            self.transpose_pad = TransposeAndPad(pad_size)
+
+        def construct(self, x1: Tensor, x2: Tensor) -> Any:
+            pad_x1 = self.transpose_pad(x1)
+            pad_x2 = self.transpose_pad(x2)
+            n_output_channels = (int(self.max_displacement / self.stride2) * 2 + 1) * (
+                int(self.max_displacement / self.stride2) * 2 + 1
+            )
+            x1_shape = x1.shape
+            kernel_radius = (self.kernel_size - 1) / 2
+            border_radius = kernel_radius + self.max_displacement
+            padded_height = x1_shape[2] + 2 * self.pad_size
+            padded_width = x1_shape[3] + 2 * self.pad_size
+            output_height = int(math.ceil((padded_height - 2 * border_radius) / self.stride1))  # noqa: RUF046
+            output_width = int(math.ceil((padded_width - 2 * border_radius) / self.stride1))  # noqa: RUF046
+            out_shape = (x1_shape[0], n_output_channels, output_height, output_width)
+            output = _correlation_forward(pad_x1, pad_x2, out_shape, self.max_displacement, self.stride2)
+            return output
+
+        def bprop(self, x1: Tensor, x2: Tensor, out: Any, dout: Any) -> Any:
+            pad_x1 = self.transpose_pad(x1)
+            pad_x2 = self.transpose_pad(x2)
+            dx1, dx2 = _correlation_backward(pad_x1, pad_x2, dout, self.max_displacement, self.stride2)
+            return dx1, dx2
+
+    return Correlation
+
+
+def _flownet2_correlation_natural() -> type:
+    from kwcell import KwCell
+
+    base = _flownet2_correlation(KwCell)
+
+    class Correlation(base):  # type: ignore[misc,valid-type]
+        def bprop(self, x1: Tensor, x2: Tensor, *, out: Any, dout: Any) -> Any:
+            dx1, dx2 = _correlation_backward(
+                self.transpose_pad(x1), self.transpose_pad(x2), dout, self.max_displacement, self.stride2
+            )
+            return {"x1": dx1, "x2": dx2}
+
+    return Correlation
+
+
+_CORR_RNG = np.random.default_rng(11)
+CORR_X1 = _CORR_RNG.uniform(-1.0, 1.0, (1, 2, 4, 4)).astype(np.float32)
+CORR_X2 = _CORR_RNG.uniform(-1.0, 1.0, (1, 2, 4, 4)).astype(np.float32)
+
+
+def _correlation_expected(inputs: Arrays, dout: Any) -> Arrays:
+    x1, x2 = inputs
+    md, stride2 = 2, 2
+    radius = md // stride2
+    _, channels, height, width = x1.shape
+    p2 = np.pad(x2, ((0, 0), (0, 0), (md, md), (md, md)))
+    dx1 = np.zeros_like(x1)
+    dp2 = np.zeros_like(p2)
+    k = 0
+    for t_j in range(-radius, radius + 1):
+        for t_i in range(-radius, radius + 1):
+            for y in range(height):
+                for x in range(width):
+                    yy, xx = y + md + t_j * stride2, x + md + t_i * stride2
+                    g = dout[:, k, y, x][:, None] / channels
+                    dx1[:, :, y, x] += g * p2[:, :, yy, xx]
+                    dp2[:, :, yy, xx] += g * x1[:, :, y, x]
+            k += 1
+    return (dx1, dp2[:, :, md : md + height, md : md + width])
+
+
+def _correlation_kw(c: Any, x1: Any, x2: Any) -> Any:
+    return c(x1=x1, x2=x2)
 
 
 # --- SSDA-MME (mindspore-lab/models research/xidian/SSDA-MME/base/base_net.py) ----------------
@@ -1280,5 +1435,17 @@ CASES = [
         positional=_one,
         keyword=_kw_x,
         expected=_qbnn_act_expected,
+    ),
+    Case(
+        name="zoo_flownet2_correlation",
+        source="mindspore-ai/models research/cv/flownet2/src/submodels/custom_ops/custom_ops.py: "
+        + "Correlation (its AOT kernels as ops)",
+        body=_flownet2_correlation,
+        natural=_flownet2_correlation_natural,
+        init=lambda: {"pad_size": 2, "kernel_size": 1, "max_displacement": 2, "stride1": 1, "stride2": 2},
+        inputs=lambda: (CORR_X1, CORR_X2),
+        positional=_two,
+        keyword=_correlation_kw,
+        expected=_correlation_expected,
     ),
 ]
