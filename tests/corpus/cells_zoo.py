@@ -907,6 +907,79 @@ def _pre_backward_kw(c: Any, a: Any, b: Any) -> Any:
     return c(input=a, input_bias=b)
 
 
+# ReduceScatterToSequenceParallelRegion (experimental/parallel_core/pynative/tensor_parallel/
+# mappings.py), on one device (world_size == 1): stop_gradient forward; used_bprop_inputs = [2] (only
+# dout is kept); bprop(self, *args) returns dout bare, not in a tuple
+def _rrhfv_reduce_scatter_to_sp(base: type) -> type:
+    class ReduceScatterToSequenceParallelRegion(base):  # type: ignore[misc]
+        def __init__(self, need_to_swapaxes: bool) -> None:
+            super().__init__()
+            self.world_size = 1
+            self.need_to_swapaxes = need_to_swapaxes
+            self.used_bprop_inputs = [2]
+
+        def construct(self, input_: Tensor) -> Any:
+            if self.world_size == 1:
+                return ops.stop_gradient(input_)
+            if self.need_to_swapaxes:
+                input_ = input_.swapaxes(0, 1)
+            return input_
+
+        def bprop(self, *args: Any) -> Any:
+            dout = args[-1]
+            if self.world_size == 1:
+                return dout
+            if self.need_to_swapaxes:
+                dout = dout.swapaxes(0, 1)
+            return (dout,)
+
+    return ReduceScatterToSequenceParallelRegion
+
+
+# AllGatherFromTensorParallelRegion (same file), on one device: stop_gradient forward; bprop moves
+# dout's last axis first and back (permutations built with tuple(range(ndim - 1))), contiguous()
+def _rrhfv_all_gather_from_tp(base: type) -> type:
+    class AllGatherFromTensorParallelRegion(base):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.world_size = 1
+
+        def construct(self, input_: Tensor) -> Any:
+            if self.world_size == 1:
+                return ops.stop_gradient(input_)
+            return input_
+
+        def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
+            num_dims = dout.ndim
+            permute_order = (num_dims - 1, *tuple(range(num_dims - 1)))
+            dout = ops.transpose(dout, permute_order).contiguous()
+            output = dout
+            permute_order = (*tuple(range(1, num_dims)), 0)
+            output = ops.transpose(output, permute_order).contiguous()
+            return (output,)
+
+    return AllGatherFromTensorParallelRegion
+
+
+def _rrhfv_all_gather_from_tp_natural() -> type:
+    from kwcell import KwCell
+
+    base = _rrhfv_all_gather_from_tp(KwCell)
+
+    class AllGatherFromTensorParallelRegion(base):  # type: ignore[misc,valid-type]
+        def bprop(self, input_: Tensor, *, out: Any, dout: Any) -> Any:
+            num_dims = dout.ndim
+            moved = ops.transpose(dout, (num_dims - 1, *tuple(range(num_dims - 1))))
+            return {"input_": ops.transpose(moved, (*tuple(range(1, num_dims)), 0))}
+
+    return AllGatherFromTensorParallelRegion
+
+
+SP_X = np.array(
+    [[[0.5, -1.0], [2.0, 0.25]], [[1.5, -0.5], [0.75, 3.0]], [[-2.0, 0.1], [1.25, -0.75]]], np.float32
+)
+
+
 # --- golden-stick (mindspore-ai/golden-stick) ---------------------------------------------------
 GS = "mindspore-ai/golden-stick mindspore_gs/quantization/"
 
@@ -1447,5 +1520,30 @@ CASES = [
         positional=_two,
         keyword=_correlation_kw,
         expected=_correlation_expected,
+    ),
+    Case(
+        name="zoo_rrhfv_reduce_scatter_to_sp_region",
+        source=RRHF
+        + "experimental/parallel_core/pynative/tensor_parallel/mappings.py: "
+        + "ReduceScatterToSequenceParallelRegion (world_size 1)",
+        body=_rrhfv_reduce_scatter_to_sp,
+        init=lambda: {"need_to_swapaxes": True},
+        inputs=lambda: (SP_X,),
+        positional=_one,
+        keyword=_kw_input_,
+        expected=_identity_expected,
+        nn_fails=dict.fromkeys(_GRAPH_MODES, _STAR_ARGS),
+    ),
+    Case(
+        name="zoo_rrhfv_all_gather_from_tp_region",
+        source=RRHF
+        + "experimental/parallel_core/pynative/tensor_parallel/mappings.py: "
+        + "AllGatherFromTensorParallelRegion (world_size 1)",
+        body=_rrhfv_all_gather_from_tp,
+        natural=_rrhfv_all_gather_from_tp_natural,
+        inputs=lambda: (SP_X,),
+        positional=_one,
+        keyword=_kw_input_,
+        expected=_identity_expected,
     ),
 ]
