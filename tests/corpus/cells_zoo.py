@@ -24,6 +24,7 @@ from tests.corpus.harness import MODES, Arrays, Case
 P: Any = ops
 F: Any = functional
 mint: Any = importlib.import_module("mindspore.mint")
+_pynative_executor: Any = importlib.import_module("mindspore.common.api")._pynative_executor
 
 # GRAPH_MODE runs x.asnumpy() in construct through its JIT fallback: the forward is a constant of
 # the graph and the bprop is never called (the gradient is silently zero), nn.Cell and KwCell alike
@@ -56,6 +57,13 @@ _PARAMETER_IN_BPROP = (
 _AUGASSIGN_TWICE = (
     "GRAPH_MODE, one IFNode called twice in one graph: with construct's `v -= spike` the gradient of "
     "the spiking element is wrong (3.028 for 3.430; `v = v - spike` gives 3.430), nn.Cell and KwCell alike"
+)
+# A PYNATIVE-only cell (mindformers' parallel_core/pynative): GRAPH_MODE cannot parse construct's
+# _pynative_executor.grad_flag(); the parser's AttributeError is no exception nn_fails can record
+_GRAD_FLAG = (
+    "PYNATIVE-only cell: the graph parser raises AttributeError ''builtin_function_or_method' object has "
+    "no attribute '__code__'' on construct's _pynative_executor.grad_flag(), nn.Cell and KwCell alike "
+    "(run: every variant), which test_corpus's nn_fails cannot catch"
 )
 _NO_ONES_LIKE = (
     "mint.ones_like has no CPU kernel in PYNATIVE: RuntimeError 'The kernel OnesLikeExt unregistered'"
@@ -980,6 +988,169 @@ SP_X = np.array(
 )
 
 
+# VocabParallelCrossEntropy (experimental/parallel_core/pynative/tensor_parallel/cross_entropy.py),
+# on one device: construct keeps softmax, mask and target on self.saved_tensors when PYNATIVE's
+# grad flag is set, bprop(self, *args) pops them and resets the lists; helper methods on both
+# sides; label_smoothing (a Python float, read back through self) gets None; target is an int
+# Tensor. (mint.arange has no CPU kernel: ops.arange, the same values.)
+def _rrhfv_vocab_parallel_ce(base: type) -> type:
+    class VocabParallelCrossEntropy(base):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.label_smoothing: Any = None
+            self.vocab_size: Any = None
+            self.saved_tensors: list[list[Any]] = [[], [], []]
+            self.tp_world_size = 1
+
+        def _calculate_logits_max(self, vocab_parallel_logits: Tensor) -> Any:
+            logits_max = mint.max(vocab_parallel_logits, dim=-1)[0]
+            return vocab_parallel_logits, logits_max
+
+        def _get_vocab_range(self, partition_vocab_size: int, rank: int) -> Any:
+            vocab_start_index = rank * partition_vocab_size
+            vocab_end_index = vocab_start_index + partition_vocab_size
+            return vocab_start_index, vocab_end_index
+
+        def _calculate_predicted_logits(
+            self,
+            vocab_parallel_logits: Any,
+            target: Any,
+            logits_max: Any,
+            vocab_start_index: int,
+            vocab_end_index: int,
+            partition_vocab_size: int,
+        ) -> Any:
+            vocab_parallel_logits = vocab_parallel_logits - logits_max.unsqueeze(dim=-1)
+            left = target < vocab_start_index
+            right = target >= vocab_end_index
+            target_mask = left.astype(ms.int32) | right.astype(ms.int32)
+            target_mask = target_mask.astype(ms.bool_)
+            masked_target = target - vocab_start_index
+            masked_target = ops.masked_fill(masked_target, target_mask, ms.Tensor(0, masked_target.dtype))
+            logits_2d = vocab_parallel_logits.view(-1, partition_vocab_size)
+            masked_target_1d = masked_target.view(-1)
+            arange_1d = ops.arange(start=0, end=logits_2d.shape[0], step=1)
+            predicted_logits_1d = logits_2d[arange_1d, masked_target_1d]
+            predicted_logits_1d = predicted_logits_1d.contiguous()
+            predicted_logits = predicted_logits_1d.view_as(target)
+            predicted_logits = ops.masked_fill(
+                predicted_logits, target_mask, ms.Tensor(0.0, predicted_logits.dtype)
+            )
+            exp_logits = mint.exp(vocab_parallel_logits)
+            sum_exp_logits = exp_logits.sum(axis=-1)
+            return target_mask, masked_target_1d, predicted_logits, sum_exp_logits, exp_logits
+
+        def _calculate_cross_entropy_loss(
+            self, exp_logits: Any, predicted_logits: Any, sum_exp_logits: Any
+        ) -> Any:
+            loss = mint.log(sum_exp_logits) - predicted_logits
+            exp_logits = exp_logits.div(sum_exp_logits.unsqueeze(dim=-1))
+            return exp_logits, loss
+
+        def _prepare_gradient_calculation_operands(self, softmax: Any, target_mask: Any) -> Any:
+            grad_input = softmax
+            partition_vocab_size = softmax.shape[-1]
+            grad_2d = grad_input.view(-1, partition_vocab_size)
+            arange_1d = ops.arange(start=0, end=grad_2d.shape[0], step=1)
+            target_mask = target_mask.astype(ms.float32)
+            softmax_update = 1.0 - target_mask.view(-1)
+            return grad_2d, arange_1d, softmax_update, grad_input
+
+        def _calculate_gradients(
+            self,
+            grad_2d: Any,
+            arange_1d: Any,
+            masked_target_1d: Any,
+            softmax_update: Any,
+            grad_input: Any,
+            grad_output: Any,
+            softmax: Any,
+        ) -> Any:
+            grad_2d[arange_1d, masked_target_1d] -= softmax_update
+            grad_2d = grad_2d.reshape(softmax.shape)
+            grad_input = grad_2d.mul(grad_output.unsqueeze(dim=-1))
+            return grad_input
+
+        def construct(
+            self, vocab_parallel_logits: Tensor, target: Tensor, label_smoothing: float = 0.0
+        ) -> Any:
+            vocab_parallel_logits, logits_max = self._calculate_logits_max(vocab_parallel_logits)
+            partition_vocab_size = vocab_parallel_logits.shape[-1]
+            vocab_start_index, vocab_end_index = self._get_vocab_range(partition_vocab_size, 0)
+            (target_mask, masked_target_1d, predicted_logits, sum_exp_logits, exp_logits) = (
+                self._calculate_predicted_logits(
+                    vocab_parallel_logits,
+                    target,
+                    logits_max,
+                    vocab_start_index,
+                    vocab_end_index,
+                    partition_vocab_size,
+                )
+            )
+            exp_logits, loss = self._calculate_cross_entropy_loss(
+                exp_logits, predicted_logits, sum_exp_logits
+            )
+            vocab_size = exp_logits.shape[-1]
+            if label_smoothing > 0.0:
+                if label_smoothing <= 0.0 or label_smoothing >= 1.0:
+                    raise ValueError("label_smoothing must be greater than 0.0 and less than 1.0.")
+                smoothing = label_smoothing * vocab_size / (vocab_size - 1)
+                log_probs = mint.log(exp_logits)
+                mean_log_probs = log_probs.mean(axis=-1)
+                loss = (1.0 - smoothing) * loss - smoothing * mean_log_probs
+            self.label_smoothing = label_smoothing
+            self.vocab_size = vocab_size
+            if _pynative_executor.grad_flag():
+                self.saved_tensors[0].append(exp_logits)
+                self.saved_tensors[1].append(target_mask)
+                self.saved_tensors[2].append(masked_target_1d)
+            return loss
+
+        def bprop(self, *args: Any) -> Any:
+            grad_output = args[-1]
+            softmax, target_mask, masked_target_1d = (
+                self.saved_tensors[0].pop(0),
+                self.saved_tensors[1].pop(0),
+                self.saved_tensors[2].pop(0),
+            )
+            (grad_2d, arange_1d, softmax_update, grad_input) = self._prepare_gradient_calculation_operands(
+                softmax, target_mask
+            )
+            if self.label_smoothing > 0.0:
+                smoothing = self.label_smoothing * self.vocab_size / (self.vocab_size - 1)
+                grad_2d[arange_1d, masked_target_1d] -= (1.0 - smoothing) * softmax_update
+                average_grad = 1 / self.vocab_size
+                grad_2d[arange_1d, :] -= smoothing * average_grad
+                grad_2d = grad_2d.reshape(softmax.shape)
+                grad_input = grad_2d.mul(grad_output.unsqueeze(dim=-1))
+            else:
+                grad_input = self._calculate_gradients(
+                    grad_2d, arange_1d, masked_target_1d, softmax_update, grad_input, grad_output, softmax
+                )
+            self.saved_tensors = [[], [], []]
+            return grad_input, None, None
+
+    return VocabParallelCrossEntropy
+
+
+CE_TARGET = np.array([2, 3, 0], np.int32)
+
+
+def _vocab_ce_expected(inputs: Arrays, dout: Any) -> Arrays:
+    logits, target, label_smoothing = inputs
+    vocab = logits.shape[-1]
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    grad = e / e.sum(axis=-1, keepdims=True)
+    smoothing = label_smoothing * vocab / (vocab - 1)
+    grad[np.arange(len(target)), target] -= 1.0 - smoothing
+    grad -= smoothing / vocab
+    return (grad * dout[:, None], None, None)
+
+
+def _three_kw_ce(c: Any, logits: Any, target: Any, label_smoothing: Any) -> Any:
+    return c(vocab_parallel_logits=logits, target=target, label_smoothing=label_smoothing)
+
+
 # --- golden-stick (mindspore-ai/golden-stick) ---------------------------------------------------
 GS = "mindspore-ai/golden-stick mindspore_gs/quantization/"
 
@@ -1545,5 +1716,29 @@ CASES = [
         positional=_one,
         keyword=_kw_input_,
         expected=_identity_expected,
+    ),
+    Case(
+        name="zoo_rrhfv_vocab_parallel_cross_entropy",
+        source=RRHF
+        + "experimental/parallel_core/pynative/tensor_parallel/cross_entropy.py: "
+        + "VocabParallelCrossEntropy (one device)",
+        body=_rrhfv_vocab_parallel_ce,
+        inputs=lambda: (LOGITS, CE_TARGET, 0.0),
+        positional=_three,
+        keyword=_three_kw_ce,
+        expected=_vocab_ce_expected,
+        skip=dict.fromkeys(_GRAPH_MODES, _GRAD_FLAG),
+    ),
+    Case(
+        name="zoo_rrhfv_vocab_parallel_cross_entropy_smoothed",
+        source=RRHF
+        + "experimental/parallel_core/pynative/tensor_parallel/cross_entropy.py: "
+        + "VocabParallelCrossEntropy (one device, label_smoothing)",
+        body=_rrhfv_vocab_parallel_ce,
+        inputs=lambda: (LOGITS, CE_TARGET, 0.1),
+        positional=_three,
+        keyword=_three_kw_ce,
+        expected=_vocab_ce_expected,
+        skip=dict.fromkeys(_GRAPH_MODES, _GRAD_FLAG),
     ),
 ]
