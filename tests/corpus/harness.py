@@ -151,7 +151,8 @@ def _sens(d: Any) -> Any:
 def _function(case: Case, variant: str, cell: Any, inputs: Arrays, s: Any) -> Callable[..., Any]:
     """f(*float tensors) -> scalar: the cell called with the other inputs fixed."""
     call = caller(case, variant)
-    fixed = list(inputs)
+    # as the graph function: a fixed numpy array (an int Tensor input) reaches the cell as a Tensor
+    fixed = [as_ms(v) for v in inputs]
     positions = tensor_positions(inputs)
     head = case.head
 
@@ -204,7 +205,9 @@ class _Outer(nn.Cell):
     """An outer cell whose construct calls the corpus cell (GRAPH_MODE compiles both)."""
 
     def __init__(self, fn: Callable[..., Any], cell: Any) -> None:
-        super().__init__()
+        # auto_prefix=False: the corpus cell's Parameters keep their names (``expected_weights``
+        # names them), not MindSpore's "inner.<attribute>"
+        super().__init__(auto_prefix=False)
         self.inner = cell  # registers the corpus cell (and its Parameters) as a sub-cell
         self.fn = fn
 
@@ -216,7 +219,7 @@ class _Twice(nn.Cell):
     """One instance called twice in one graph: once positionally, once by keyword."""
 
     def __init__(self, f_pos: Callable[..., Any], f_kw: Callable[..., Any], cell: Any) -> None:
-        super().__init__()
+        super().__init__(auto_prefix=False)  # Parameter names as in _Outer
         self.inner = cell
         self.f_pos = f_pos
         self.f_kw = f_kw
@@ -227,6 +230,17 @@ class _Twice(nn.Cell):
 
 def _weights(cell: Any) -> Any:
     return ParameterTuple(cell.trainable_params())
+
+
+def _require_gradients(case: Case, result: Any) -> None:
+    """MindSpore's GRAPH_MODE gives ``None`` for an input whose bprop entry is ``None``: an
+    AssertionError that names it (not an AttributeError on ``.asnumpy()``), so that a case can
+    record it in ``nn_fails``."""
+    if result is None:
+        raise AssertionError(f"{case.name}: a gradient is None, not a Tensor")
+    if isinstance(result, tuple):
+        for item in result:
+            _require_gradients(case, item)
 
 
 def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
@@ -266,6 +280,7 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
 
         g = step
     result = g(*tensors)
+    _require_gradients(case, result)
     if weights is not None:
         dx, dw = result
         named = {name: v.asnumpy() for name, v in zip(names, dw, strict=True)}
