@@ -235,6 +235,9 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
     ms.set_context(mode=ms.PYNATIVE_MODE if mode in ("pynative", "jit") else ms.GRAPH_MODE)
     cell = cell_class(case, variant)(**case.init())
     weights = _weights(cell) if case.expected_weights is not None else None
+    # the weights' names as the cell alone names them (expected_weights' keys): the outer and
+    # twice modes' wrapper cell renames them when it adopts the cell (weight -> inner.weight)
+    weight_names = [w.name for w in weights] if weights is not None else []
     grad_position = tuple(range(len(tensors)))
     if mode == "pynative":
         fn: Any = _function(case, variant, cell, inputs, s)
@@ -261,7 +264,7 @@ def run(case: Case, variant: str, mode: str) -> tuple[Arrays, dict[str, Any]]:
     result = g(*tensors)
     if weights is not None:
         dx, dw = result
-        named = {w.name: v.asnumpy() for w, v in zip(weights, dw, strict=True)}
+        named = {n: v.asnumpy() for n, v in zip(weight_names, dw, strict=True)}
     else:
         dx, named = result, {}
     if not isinstance(dx, tuple):
