@@ -244,7 +244,7 @@ PERM = np.array([2, 0, 3, 1], np.int32)
 # ---------------------------------------------------------------------------------------------
 # mindformers experimental/parallel_core/pynative/tensor_parallel/mappings.py:
 # CopyToModelParallelRegion. construct stops the gradient; bprop (its own name `x` for construct's
-# `input_`) gives dout back on one device (an all-reduce on more).
+# `input_`) gives dout back on one device (an all-reduce on more: here a stand-in, never taken).
 def _copy_to_mp(base: type) -> type:
     class CopyToModelParallelRegion(base):  # type: ignore[misc]
         def __init__(self) -> None:
@@ -273,7 +273,8 @@ def _copy_to_mp_natural() -> type:
 # ---------------------------------------------------------------------------------------------
 # mindformers experimental/parallel_core/pynative/tensor_parallel/mappings.py:
 # ReduceScatterToSequenceParallelRegion. bprop(*args) returns a bare Tensor (not a tuple) on one
-# device; used_bprop_inputs = [2] tells PyNative that bprop reads dout only.
+# device; used_bprop_inputs = [2] tells PyNative that bprop reads dout only. (The reduce-scatter
+# and all-gather of more devices are left out: those branches are never taken.)
 def _reduce_scatter_sp(base: type) -> type:
     class ReduceScatterToSequenceParallelRegion(base):  # type: ignore[misc]
         def __init__(self, need_to_swapaxes: bool) -> None:
