@@ -184,7 +184,7 @@ def _bprop_units(
     fmt["weights"] = _weights_text(weights, ())
     no_rewrite = not needs_rewrite(spec, reading)
     rewritten = None
-    if bprop_self and reading != CLASSIC_ARGS and not _decorated(bprop):
+    if bprop_self and not _decorated(bprop):  # bprop(self, *args): only for its weight keys
         rewritten = rewrite_bprop(
             bprop, spec, reading, lenient=lenient, super_class=super_name, weighted=bool(weights)
         )

@@ -547,7 +547,8 @@ def rewrite_bprop(
     nested = False
     ends = ends_of([p.name for p in bsig.params])
     how = _Entries(text, _sure_names(fdef, ends), f"{spec.qualname}.bprop", ends)
-    for ret in _returns(fdef):
+    classic = bsig.var_positional is not None and not bsig.params
+    for ret in _returns(fdef) if not classic else ():
         if ret.value is not None:
             check_return(spec, ret.value, f"{spec.qualname}.bprop (line {first_line + ret.lineno - 1})")
             elements = ret.value.elts if isinstance(ret.value, (ast.Tuple, ast.List)) else [ret.value]
@@ -563,14 +564,22 @@ def rewrite_bprop(
             replacements.append((*text.span(ret.value), tuple_text))
             changed = changed or _squash(tuple_text) != _squash(text.segment(ret.value))
     weight_keys = _weight_key_replacements(fdef, self_name, text, replacements)
-    positional = [self_name, *(_alias(n) for n in spec.names), OUT, DOUT]
+    if classic:
+        # MindSpore's bprop(self, *args): only its weight keys change (a graph's dict keys
+        # cannot be Parameters); what it returns is normalised when it runs
+        if not weight_keys:
+            return None
+        static = False
+        positional = [self_name, f"*{bsig.var_positional}"]
+    else:
+        positional = [self_name, *(_alias(n) for n in spec.names), OUT, DOUT]
     rewritten, has_super = _assemble(
         fdef,
         text,
         (source, filename, first_line),
         replacements,
         ", ".join(positional),
-        _prologue(spec, reading),
+        _prologue(spec, reading) if not classic else [],
         self_name,
         super_class,
     )

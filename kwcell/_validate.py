@@ -481,7 +481,12 @@ def _reading(spec: CellSpec) -> str:
     if spec.bprop.classic:
         return CLASSIC_ARGS
     names = bprop.names
-    if not is_mindspore_form(bprop) or len(names) != len(spec.names) + len(_GRAD_NAMES):
+    # MindSpore passes bprop every input, then out and dout, by position: defaults never act,
+    # so a bprop of only positional parameters is read by position whatever its defaults
+    # (MindSpeed's AttentionWithCp: bprop(self, q, ..., attn_out=None, dout=None)).
+    positional = bprop.var_keyword is None and bprop.var_positional is None
+    positional = positional and all(p.kind is not KEYWORD_ONLY for p in bprop.params)
+    if not positional or len(names) != len(spec.names) + len(_GRAD_NAMES):
         return BY_NAME
     if sorted(names) == sorted([*spec.names, *_GRAD_NAMES]):
         return BY_NAME  # exactly construct's names (in any order), out and dout

@@ -415,3 +415,47 @@ def test_a_counter_construct_updates_counts_as_on_nn_cell(run: str, form: str) -
         np.testing.assert_allclose(_grad(run, _summed(cell), Tensor(X)).asnumpy(), np.full_like(X, 3.0))
         counts.append(float(cell.step.asnumpy()))
     assert counts[1] == counts[0] >= 3.0
+
+
+# ---------------------------------------------------------------- MindSpore's own forms
+
+
+class StarArgsWeights(_Weighted):
+    def bprop(self, *args: Any) -> Any:
+        return (self.w * args[-1],), {self.w: args[0] * args[-1]}
+
+
+def test_bprop_star_args_gives_weight_gradients_in_every_mode(run: str) -> None:
+    """MindSpore's bprop(self, *args) returning (input_grads, {self.w: gw}) (its own
+    CustomNetWithParam test): graphs failed with make_dict's 'key only supports string'."""
+    net = StarArgsWeights()
+    dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
+    np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
+    np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
+
+
+def _attention(base: type) -> Any:
+    class AttentionWithCp(base):  # type: ignore[misc]
+        """MindSpeed's shape: a positional bprop with defaults and its own name for out."""
+
+        def construct(self, q: Tensor, n: int, softmax_scale: Any = None, dropout_p: float = 0.0) -> Any:
+            return q * n
+
+        def bprop(  # type: ignore[no-untyped-def]
+            self, q, n, softmax_scale=None, dropout_p=0.0, attn_out=None, dout=None
+        ):
+            return dout * n, None, None, None
+
+    return AttentionWithCp()
+
+
+@pytest.mark.parametrize("base", [nn.Cell, KwCell], ids=["nn.Cell", "KwCell"])
+def test_a_positional_bprop_with_defaults_is_read_by_position(run: str, base: type) -> None:
+    """MindSpore passes bprop every input, then out and dout, by position: a bprop of only
+    positional parameters is read so whatever its defaults (KwCell refused 'missing out')."""
+    cell = _attention(base)
+
+    def f(q: Tensor) -> Any:
+        return cell(q, 3, None, 0.0).sum()
+
+    np.testing.assert_allclose(_grad(run, f, Tensor(X)).asnumpy(), np.full_like(X, 3.0))

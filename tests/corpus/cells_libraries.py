@@ -17,7 +17,7 @@ import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, ops
 
-from tests.corpus.harness import MODES, Arrays, Case, pattern
+from tests.corpus.harness import Arrays, Case, pattern
 
 
 def _kwcell() -> type:
@@ -47,22 +47,16 @@ _PARAMETER_IN_BPROP = (
     "a graph refuses a bprop that reads a Parameter (\"The user defined 'bprop' function in scope "
     'Default does not support using Parameter"); the weight gradients go nowhere'
 )
-_WEIGHTS_FROM_STAR_ARGS = (
-    "bprop(self, *args) returning ((grad_input,), {self.weight: ...}) does not compile in a graph "
-    'on KwCell ("make_dict evaluator key only supports string, number, type, none, constant tensor '
-    'and tuple, but got ValueAny"): the Parameter key is not rewritten; bprop(self, x, out, dout) '
-    "works"
-)
 _DICT_INPUT_PYNATIVE = dict.fromkeys(
     ("pynative", "train"),
     "a dict input (cp_para): PYNATIVE flattens it into its values and then refuses bprop's ten "
     'gradients ("Grad size should lager than forward inputs, but got 10 vs 12")',
 )
-_NAMED_OUT_WITH_DEFAULTS = (
-    "KwCellDefinitionError at class creation (\"missing parameter 'out'\") for bprop(..., "
-    "actual_seq_kvlen=None, attn_out=None, dout=None), which nn.Cell binds by position; once "
-    "created, the keyword call also meets a second bug: in a graph, cp_para passed by keyword "
-    'reaches bprop as a tuple ("tuple indices must be integers or slices, not str")'
+_DICT_BY_KEYWORD = (
+    "a dict input passed by keyword in a graph (cp_para=...) reaches bprop as the tuple of its "
+    "values (construct still sees the dict): MindSpore generates the keyword call's graph and "
+    "passes dicts on as tuples; bprop's cp_para['causal'] raises 'tuple indices must be "
+    "integers'. Passed positionally it is a dict"
 )
 _STATE_FROM_CONSTRUCT = (
     "self.identity, set in construct, is not seen by a graph's bprop (it reads __init__'s None): "
@@ -1502,7 +1496,8 @@ CASES = [
         expected=_attention_expected,
         rtol=1e-3,
         nn_fails=_DICT_INPUT_PYNATIVE,
-        kw_bugs=dict.fromkeys(MODES, _NAMED_OUT_WITH_DEFAULTS),
+        kw_fails=_DICT_INPUT_PYNATIVE,
+        keyword_bugs=dict.fromkeys(("graph", "outer", "jit", "twice"), _DICT_BY_KEYWORD),
     ),
     Case(
         name="lib_ms_rms_norm_2d",
@@ -1514,7 +1509,6 @@ CASES = [
         expected=_rms_norm_2d_expected,
         expected_weights=_rms_norm_2d_weights,
         nn_fails=dict.fromkeys(_GRAPH_MODES, _PARAMETER_IN_BPROP),
-        kw_bugs=dict.fromkeys(_GRAPH_MODES, _WEIGHTS_FROM_STAR_ARGS),
     ),
     Case(
         name="lib_ms_parallel_linear_2d",
@@ -1527,7 +1521,6 @@ CASES = [
         expected=lambda inputs, dout: (dout @ PL_W,),
         expected_weights=_parallel_linear_2d_weights,
         nn_fails=dict.fromkeys(_GRAPH_MODES, _PARAMETER_IN_BPROP),
-        kw_bugs=dict.fromkeys(_GRAPH_MODES, _WEIGHTS_FROM_STAR_ARGS),
     ),
     Case(
         name="lib_ibert_floor_ste",

@@ -1179,11 +1179,6 @@ _USED_MAP_PYNATIVE_ONLY = (
 # A kwcell bug (docs/guides/weight-gradients.md: weight gradients "in every mode", the key written
 # self.<attribute>): in graphs, bprop(self, *args) returning {self.w: gw} fails to compile, where the
 # same bprop with named parameters works
-_KW_BUG_ARGS_WEIGHT_KEY = (
-    'bprop(self, *args) returning ((dx,), {self.w: gw}): "make_dict evaluator key only supports string, '
-    'number, type, none, constant tensor and tuple, but got ValueAny" (RuntimeError); '
-    "bprop(self, x, out, dout) with the same return compiles"
-)
 
 
 CASES = [
@@ -1298,7 +1293,6 @@ CASES = [
         expected=lambda inputs, dout: (W3 * dout,),
         expected_weights=lambda inputs, dout, cell: {"weight": inputs[0] * dout},
         nn_fails={mode: _PARAMETER_IN_BPROP for mode in _GRAPHS},
-        kw_bugs={mode: _KW_BUG_ARGS_WEIGHT_KEY for mode in _GRAPHS},
     ),
     Case(
         name="ms_with_param_in_bprop",

@@ -83,6 +83,8 @@ class Case:
     # mode -> description of a kwcell bug this cell finds, open until fixed: a strict xfail of
     # the KwCell variants (so the fix is noticed); a finished corpus has none
     kw_bugs: dict[str, str] = field(default_factory=dict)
+    # the same for the KwCell variants called by keyword only (kw_keyword, natural)
+    keyword_bugs: dict[str, str] = field(default_factory=dict)
     # modes this cell cannot take part in at all, with why (e.g. train: no float input)
     skip: dict[str, str] = field(default_factory=dict)
     rtol: float = 1e-4

@@ -42,6 +42,8 @@ def _params() -> list[Any]:
                 marks = []
                 if variant != "nn" and mode in case.kw_bugs:
                     marks.append(pytest.mark.xfail(strict=True, reason=case.kw_bugs[mode]))
+                elif variant in ("kw_keyword", "natural") and mode in case.keyword_bugs:
+                    marks.append(pytest.mark.xfail(strict=True, reason=case.keyword_bugs[mode]))
                 out.append(pytest.param(case, mode, variant, id=f"{case.name}-{mode}-{variant}", marks=marks))
     return out
 
