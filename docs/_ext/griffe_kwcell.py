@@ -53,6 +53,22 @@ def _clean(function: griffe.Function) -> None:
     function.returns = _public(function.returns)
 
 
+def _typed_from_overloads(function: griffe.Function) -> None:
+    """The implementation's parameter and return types, which the API page's tables show, from
+    its overloads: each parameter as the last overload that has it types it (the catch-all, for
+    grad), the return as the overloads' returns together (the last one's when there are more
+    than two, for grad's seven)."""
+    overloads = function.overloads or []
+    if not overloads:
+        return
+    for parameter in function.parameters:
+        typed = [o.parameters[parameter.name] for o in overloads if parameter.name in o.parameters]
+        if typed:
+            parameter.annotation = typed[-1].annotation
+    returns = list(dict.fromkeys(str(o.returns) for o in overloads))
+    function.returns = returns[-1] if len(returns) > 2 else " | ".join(returns)
+
+
 class KwcellTypes(griffe.Extension):
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
         if pkg.name != "kwcell":
@@ -69,6 +85,7 @@ class KwcellTypes(griffe.Extension):
         for module in ("_grad", "_functional", "_decorate"):
             for member in pkg[module].members.values():
                 if isinstance(member, griffe.Function):
-                    _clean(member)
                     for overload in member.overloads or ():
                         _clean(overload)
+                    _typed_from_overloads(member)
+                    _clean(member)
