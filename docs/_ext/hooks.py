@@ -8,6 +8,7 @@ dependencies installed.
   setting. A path that does not exist in the checkout fails the build.
 - Each object on an API page gets a link to its source (file and line, read by griffe, as
   mkdocstrings reads it).
+- ``REPO_URL`` in a page's Markdown (a link to the repository) becomes ``repo_url``.
 - ``bench/compile_scaling.png``, which ``bench/scaling.py`` draws next to BENCHMARKS.md, is
   published at the same path, so BENCHMARKS.md's own image link works on the Benchmarks page
   (docs/benchmarks.md includes it) and the Performance page shows the same file.
@@ -101,6 +102,10 @@ def _link_sources(text: str) -> str:
         return f'{m.group(1)}\n<p class="kwcell-source"><a href="{url}">Source: <code>{path}</code></a></p>'
 
     return HEADING.sub(add, text)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    return markdown.replace("](REPO_URL)", f"]({config.repo_url})")
 
 
 def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
