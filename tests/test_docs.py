@@ -198,6 +198,34 @@ def test_help_of_every_command_is_shown_in_the_docs() -> None:
         assert shown in text, f"docs/cli.md shows no '{shown}'"
 
 
+def test_cli_page_introduces_every_subcommand_and_what_migrate_needs() -> None:
+    """The page's first paragraph names each subcommand its help lists, and says that
+    ``migrate`` needs the ``migrate`` extra (libcst), as the command itself says without it."""
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    from kwcell._cli import _parser
+
+    parser, _ = _parser()
+    subcommands = next(a for a in parser._actions if a.dest == "command").choices
+    assert isinstance(subcommands, dict)
+    intro = text.split("```", 1)[0]
+    for command in subcommands:
+        assert f"`{command}`" in intro, f"docs/cli.md's introduction does not name {command}"
+    migrate = text.split("## `kwcell migrate`", 1)[1]
+    assert 'pip install "kwcell[migrate]"' in intro and 'pip install "kwcell[migrate]"' in migrate
+    assert "one subcommand" not in text
+
+
+def test_custom_bprop_compile_once_is_documented_as_refused() -> None:
+    """It raises KwCellDefinitionError (tests/test_functional.py); the API page and the
+    docstring say so, and nothing says it is passed on."""
+    page = (DOCS / "api" / "custom_bprop.md").read_text(encoding="utf-8")
+    doc = inspect.getdoc(kwcell.custom_bprop) or ""
+    assert "`compile_once=True` is refused" in page and "raises\n    `KwCellDefinitionError`" in page
+    assert "refused" in doc
+    for text in (page, doc, *(p.read_text(encoding="utf-8") for p in pages())):
+        assert "passed on to the generated" not in text
+
+
 MKDOCS = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 
 
@@ -247,6 +275,25 @@ def test_public_docstrings_say_what_parameters_raises_and_example(name: str) -> 
         args = doc.split("Args:", 1)[1].split("\n\n", 1)[0]
         for p in params:
             assert re.search(rf"^\s+{p}\b", args, re.MULTILINE), f"kwcell.{name}: parameter {p!r}"
+
+
+# Python and the other unwrapped blocks fit the content column at 1280 px (docs/stylesheets/
+# extra.css; tests/test_site.py measures it in chromium); the error reference shows wrong and
+# fixed code side by side on wide screens, in half the width. Output, help texts and shell
+# commands wrap on the site instead.
+LINE_LIMIT, GRID_LINE_LIMIT = 84, 60
+UNWRAPPED = {"python", "diff", "toml", "yaml", "py"}
+
+
+def test_code_lines_fit_the_page() -> None:
+    too_long = []
+    for block in all_blocks():
+        limit = GRID_LINE_LIMIT if block.page == "docs/errors.md" else LINE_LIMIT
+        if block.lang in UNWRAPPED:
+            for n, line in enumerate(block.code.splitlines(), start=block.line + 1):
+                if len(line) > limit:
+                    too_long.append(f"{block.page}:{n}: {len(line)} > {limit} columns: {line.strip()[:60]}")
+    assert not too_long, "\n".join(too_long)
 
 
 def test_changelog_page_is_the_changelog() -> None:

@@ -92,10 +92,10 @@ def test_python_blocks_type_check_with_the_plugin(tmp_path: Path, request: pytes
         script.write_text(block + "\n", encoding="utf-8")
         files.append(script.name)
         for n, line in enumerate(block.splitlines(), start=1):
-            if "  # error: " in line:
-                expected.add(f"{script.name}:{n}: error: {line.split('  # error: ', 1)[1]}")
-            elif line.lstrip().startswith("# error: "):  # a comment line: the error of the next line
+            if line.lstrip().startswith("# error: "):  # a comment line: the error of the next line
                 expected.add(f"{script.name}:{n + 1}: error: {line.split('# error: ', 1)[1]}")
+            elif "  # error: " in line:
+                expected.add(f"{script.name}:{n}: error: {line.split('  # error: ', 1)[1]}")
     assert expected, "the static-checking guide shows at least one error"
     result = subprocess.run(
         [

@@ -101,7 +101,7 @@ def base_url(site: Path) -> Iterator[str]:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -127,7 +127,9 @@ def _pages(site: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("width", [1280, 1600])
-def test_no_code_or_error_block_runs_past_its_box(site: Path, base_url: str, browser: Any, width: int) -> None:
+def test_no_code_or_error_block_runs_past_its_box(
+    site: Path, base_url: str, browser: Any, width: int
+) -> None:
     page = browser.new_page(viewport={"width": width, "height": 900})
     overflowing, covered, blocks = [], [], 0
     for rel in _pages(site):
@@ -179,6 +181,7 @@ def test_every_navigation_title_is_its_pages_heading(site: Path, base_url: str, 
     page.goto(base_url)
     entries = page.evaluate(
         """() => [...document.querySelectorAll('nav.md-nav--primary a.md-nav__link[href]')]
+             .filter(a => !a.getAttribute('href').includes('#'))  // the open page's own headings
              .map(a => [a.querySelector('.md-ellipsis')?.textContent.trim() || a.textContent.trim(),
                         a.href])"""
     )
@@ -186,7 +189,9 @@ def test_every_navigation_title_is_its_pages_heading(site: Path, base_url: str, 
     different = []
     for title, href in entries:
         page.goto(href)
-        heading = page.evaluate("() => document.querySelector('article h1').textContent.replace('¶', '').trim()")
+        heading = page.evaluate(
+            "() => document.querySelector('article h1').textContent.replace('¶', '').trim()"
+        )
         if heading != title:
             different.append(f"{href}: navigation {title!r}, heading {heading!r}")
     page.close()
@@ -196,12 +201,13 @@ def test_every_navigation_title_is_its_pages_heading(site: Path, base_url: str, 
 def test_search_finds_internal_params_with_weight_gradients_first(base_url: str, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(base_url)
-    page.click("label.md-search__icon, .md-search__input")
-    page.fill(".md-search__input", "internal_params")
+    page.keyboard.press("/")  # Material's shortcut to the search box
+    page.keyboard.type("internal_params")
     page.wait_for_selector(".md-search-result__item a", timeout=20_000)
     first = page.evaluate("() => document.querySelector('.md-search-result__item a').href")
     titles = page.evaluate(
-        "() => [...document.querySelectorAll('.md-search-result__item > a h1')].map(h => h.textContent.trim())"
+        "() => [...document.querySelectorAll('.md-search-result__item > a h1')]"
+        ".map(h => h.textContent.trim())"
     )
     page.close()
     assert first.startswith(base_url + "guides/weight-gradients/"), (first, titles)
@@ -217,7 +223,9 @@ def test_api_pages_show_the_typed_signatures_under_public_anchors(base_url: str,
         assert f"kwcell.{name}" in ids, (name, ids)
         assert not [i for i in ids if re.fullmatch(rf"kwcell\._\w+\.{name}", i)], (name, ids)
         source = page.evaluate("() => document.querySelector('.kwcell-source a')?.href")
-        assert source and re.match(r"https://github\.com/kwcell/kwcell/blob/main/kwcell/_\w+\.pyi?#L\d+$", source)
+        assert source and re.match(
+            r"https://github\.com/kwcell/kwcell/blob/main/kwcell/_\w+\.pyi?#L\d+$", source
+        )
         texts[name] = page.evaluate(
             "() => [...document.querySelectorAll('.doc-signature')].map(s => s.textContent).join('\\n')"
         )
@@ -229,6 +237,24 @@ def test_api_pages_show_the_typed_signatures_under_public_anchors(base_url: str,
     assert "keyword_bprop(cls: C) -> C" in texts["keyword_bprop"]
     for name, text in texts.items():
         assert not re.search(r"\b_[PRCF]\b|\bAny = None\b", text), (name, text)
+
+
+def test_no_page_loads_anything_from_outside_the_site(site: Path, base_url: str, browser: Any) -> None:
+    """No web fonts, no scripts, no repository facts from api.github.com (the repository link
+    is drawn by docs/_ext/theme/partials/source.html without them)."""
+    page = browser.new_page()
+    outside: list[str] = []
+    page.on(
+        "request",
+        lambda r: (
+            None if r.url.startswith(base_url) or not r.url.startswith("http") else outside.append(r.url)
+        ),
+    )
+    for rel in _pages(site):
+        page.goto(base_url + rel)
+        page.wait_for_load_state("networkidle")
+    page.close()
+    assert not outside, outside
 
 
 def test_cited_files_link_to_the_repository(base_url: str, browser: Any) -> None:
@@ -251,6 +277,8 @@ def test_the_benchmark_plot_and_the_install_line_are_on_the_site(base_url: str, 
         )
         assert widths and all(w > 0 for w in widths), rel
     page.goto(base_url)
-    code = page.evaluate("() => [...document.querySelectorAll('article pre')].map(p => p.textContent).join('\\n')")
+    code = page.evaluate(
+        "() => [...document.querySelectorAll('article pre')].map(p => p.textContent).join('\\n')"
+    )
     page.close()
     assert "pip install" in code

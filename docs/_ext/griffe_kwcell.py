@@ -84,8 +84,11 @@ class KwcellTypes(griffe.Extension):
             pkg.set_member(name, griffe.Alias(name, implementation, parent=pkg))
         for module in ("_grad", "_functional", "_decorate"):
             for member in pkg[module].members.values():
-                if isinstance(member, griffe.Function):
-                    for overload in member.overloads or ():
+                functions = [member] if isinstance(member, griffe.Function) else []
+                if isinstance(member, griffe.Class):  # CustomBprop.bprop
+                    functions = [m for m in member.members.values() if isinstance(m, griffe.Function)]
+                for function in functions:
+                    for overload in function.overloads or ():
                         _clean(overload)
-                    _typed_from_overloads(member)
-                    _clean(member)
+                    _typed_from_overloads(function)
+                    _clean(function)
