@@ -103,7 +103,13 @@ def parse(path: Path) -> list[Block]:
 
 
 def pages() -> list[Path]:
-    return sorted(DOCS.rglob("*.md"))
+    """The site's pages: not the snippets they include (``docs/_snippets``), nor ``docs/_ext``."""
+    return sorted(p for p in DOCS.rglob("*.md") if not p.relative_to(DOCS).parts[0].startswith("_"))
+
+
+def snippets() -> list[Path]:
+    """The Markdown the pages include with ``--8<--`` (the warnings several pages share)."""
+    return sorted((DOCS / "_snippets").glob("*.md"))
 
 
 def all_blocks() -> list[Block]:

@@ -80,7 +80,8 @@ def test_every_python_block_runs_as_pasted(tmp_path: Path) -> None:
 def test_python_blocks_type_check_with_the_plugin(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """mypy with the kwcell plugin on every block of the README and of the static-checking
     guide: the only errors are the ones the page shows, in a ``# error: ...`` comment on the
-    line mypy flags. The stub link and mypy's cache are kept between runs (``kept_dir``)."""
+    line mypy flags or on a comment line of its own just above it. The stub link and mypy's
+    cache are kept between runs (``kept_dir``)."""
     kept = kept_dir(request, "kwcell-mypy-readme", tmp_path)
     link(kept / "stubs" / "mindspore", STUBS)
     (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = kwcell.mypy\n", encoding="utf-8")
@@ -91,7 +92,9 @@ def test_python_blocks_type_check_with_the_plugin(tmp_path: Path, request: pytes
         script.write_text(block + "\n", encoding="utf-8")
         files.append(script.name)
         for n, line in enumerate(block.splitlines(), start=1):
-            if "  # error: " in line:
+            if line.lstrip().startswith("# error: "):  # a comment line: the error of the next line
+                expected.add(f"{script.name}:{n + 1}: error: {line.split('# error: ', 1)[1]}")
+            elif "  # error: " in line:
                 expected.add(f"{script.name}:{n}: error: {line.split('  # error: ', 1)[1]}")
     assert expected, "the static-checking guide shows at least one error"
     result = subprocess.run(
