@@ -24,6 +24,7 @@ from mindspore import Tensor
 from . import _runtime
 from ._binder import binder_unit, defaults_of, signature_source
 from ._codegen import Unit, compile_units
+from ._composites import share_a_composite
 from ._core import KwCellCore, PinningBprop
 from ._deferred import graph_raiser
 from ._errors import PYNATIVE, KwCellDefinitionError, KwCellWarning, deferred
@@ -375,9 +376,11 @@ def generate(
     module_globals = vars(inspect.getmodule(cls) or types.ModuleType(cls.__module__))
     construct_args = call_text(spec.construct.params)
     weight_names = [f"_kwcell_w{i}" for i in range(weights)]
+    shares = share_a_composite(construct, bprop, cls if construct_self and bprop_self else None)
     core_unit = Unit(
         "core",
         CORE.format(
+            rest=", *_kwcell_unused" if shares else "",
             self_args=", ".join(["self", *names]),
             construct_args=construct_args,
             token=token,

@@ -64,8 +64,13 @@ def bind({signature}):
 # the core's own input gradients, in every mode (MindSpore's graphs give none through a bprop
 # otherwise). The core's bprop hands them on to the normaliser with the names each can be
 # returned under (``{weight_args}``).
+#
+# ``{rest}`` is ``, *_kwcell_unused`` (never given) for a construct and bprop that call the
+# same MindSpore composite (``kwcell._composites``): MindSpore's graph compiler then generates
+# the construct graph for each call instead of using it as parsed, which empties the shared
+# composite's graph ("The func graph is empty"; nn.Cell called positionally fails so).
 CORE = '''\
-def construct({self_args}{weight_params}):
+def construct({self_args}{weight_params}{rest}):
     """kwcell core of {qualname}: calls the user's construct with the owner as self."""
     return self._kwcell_owner._kwcell_construct_{token}({construct_args})
 

@@ -200,3 +200,81 @@ def test_a_bprop_calling_self_construct_with_a_while_loop(run: str) -> None:
         got = _numpy(_grad(run, CGOuter(_cg(base)), Tensor(a), Tensor(b), positions=(0, 1)))
         for g, e in zip(got, expected, strict=True):
             np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-5, err_msg=base.__name__)
+
+
+# ---------------------------------------------------------------- called from a function
+
+
+def _fake_quant(base: type) -> type:
+    """golden-stick's FakeQuantPerLayer shape: clip_by_value in construct and in bprop, with
+    Tensor bounds, called positionally from the differentiated function (not an outer cell)."""
+
+    class FakeQuant(base):  # type: ignore[misc]
+        def construct(self, x: Tensor, lo: Tensor, hi: Tensor) -> Any:
+            return ops.clip_by_value(x, lo, hi) * 2.0
+
+        def bprop(self, x: Tensor, lo: Tensor, hi: Tensor, out: Any, dout: Any) -> Any:
+            inside = ops.logical_and(x >= lo, x <= hi).astype(ms.float32)
+            return ops.clip_by_value(x, lo, hi) * 0.0 + inside * dout, ops.zeros_like(lo), ops.zeros_like(hi)
+
+    return FakeQuant
+
+
+_Q = np.array([-1.3, -0.2, 0.45, 2.7], np.float32)
+_LO, _HI = np.array([-1.0], np.float32), np.array([1.5], np.float32)
+
+
+@pytest.mark.parametrize("call", ["positional", "keyword"])
+def test_the_same_composite_called_from_a_function(run: str, call: str) -> None:
+    """nn.Cell fails positionally in graphs ('The func graph is empty': MindSpore uses the
+    construct graph as parsed and empties the shared composite) and is right called by
+    keyword; KwCell is right both ways in every mode (its core's construct graph is generated
+    per call, as a keyword call makes nn.Cell's)."""
+    cell = _fake_quant(KwCell)()
+
+    def f(a: Tensor, b: Tensor, c: Tensor) -> Any:
+        return (cell(a, b, c) if call == "positional" else cell(x=a, lo=b, hi=c)).sum()
+
+    got = _grad(run, f, Tensor(_Q), Tensor(_LO), Tensor(_HI))  # type: ignore[arg-type]
+    np.testing.assert_array_equal(got.asnumpy(), ((_Q >= _LO) & (_Q <= _HI)).astype(np.float32))
+
+
+def test_nn_cell_fails_on_the_same_composite_called_positionally() -> None:
+    """MindSpore's own limit, which KwCell does not have (the test above)."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    cell = _fake_quant(nn.Cell)()
+
+    def f(a: Tensor, b: Tensor, c: Tensor) -> Any:
+        return cell(a, b, c).sum()
+
+    with pytest.raises(RuntimeError, match="The func graph is empty"):
+        _grad("graph", f, Tensor(_Q), Tensor(_LO), Tensor(_HI))  # type: ignore[arg-type]
+
+
+def test_only_cells_sharing_a_composite_get_a_generated_core_graph() -> None:
+    """The core's construct takes ``*_kwcell_unused`` (so that MindSpore generates its graph
+    per call) only where construct and bprop reach the same MindSpore composite, directly or
+    through the user's helpers: a generated graph breaks PIJit's autodiff elsewhere."""
+    import kwcell
+
+    assert "*_kwcell_unused" in kwcell.explain(_fake_quant(KwCell))
+
+    class Helped(KwCell):
+        def probabilities(self, x: Tensor) -> Any:
+            return ops.softmax(x, -1)
+
+        def construct(self, x: Tensor) -> Any:
+            return self.probabilities(x) * 2.0
+
+        def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
+            return (ops.softmax(x, -1) * dout,)
+
+    class Apart(KwCell):
+        def construct(self, x: Tensor) -> Any:
+            return ops.clip_by_value(x, -1.0, 1.0)
+
+        def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
+            return (ops.softmax(x, -1) * dout,)
+
+    assert "*_kwcell_unused" in kwcell.explain(Helped)
+    assert "*_kwcell_unused" not in kwcell.explain(Apart)
