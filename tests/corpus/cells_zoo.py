@@ -43,11 +43,6 @@ _CLIP_EMPTY = (
 # kwcell bug: called by keyword, the nn.Cell body compiles in every graph mode (twice included, both
 # calls by keyword) and gives the bprop's gradient; the KwCell body raises _CLIP_EMPTY in every call
 # form, so a cell that works by keyword on nn.Cell stops working on KwCell
-_CLIP_KEYWORD_BUG = (
-    "kwcell bug: KwCell raises 'The func graph is empty ...clip_by_value' in GRAPH_MODE in every call form; "
-    "nn.Cell raises it only when called positionally (nn_fails) and, called by keyword as kw_keyword "
-    "calls KwCell, compiles and gives the bprop's gradient"
-)
 # GRAPH_MODE gives None, not zeros, for a Tensor input whose bprop entry is None
 _NONE_GRAD = "GRAPH_MODE returns None, not zeros, as the gradient of a Tensor input bprop answers with None"
 # GRAPH_MODE refuses bprop(self, *args)
@@ -1633,7 +1628,6 @@ CASES = [
         keyword=_fake_quant_kw,
         expected=_fake_quant_expected,
         nn_fails=dict.fromkeys(_GRAPH_MODES, _CLIP_EMPTY),
-        kw_bugs=dict.fromkeys(_GRAPH_MODES, _CLIP_KEYWORD_BUG),
     ),
     Case(
         name="zoo_gs_min_max_update_perlayer",
