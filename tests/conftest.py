@@ -76,9 +76,57 @@ RUN_FIRST = (
 )
 
 
+# The default run's budget (under 2 minutes on 2 cores, the README's command): these tests run
+# with the slow ones (``pytest -m slow``, a step of .ci/run) instead, each because a cheaper
+# test in the default run checks the same behaviour (named here), or because it measures over
+# many repetitions. A node id prefix, and why.
+SLOW_HERE = {
+    "tests/test_temporaries.py::test_many_temporaries_keep_memory_bounded": (
+        "2,000 temporaries for RSS (23 s); the default run frees 300 "
+        "(test_temporaries_are_freed_after_their_backward)"
+    ),
+    "tests/test_memory.py::test_defining_and_dropping_10000_classes": (
+        "10,000 class statements for RSS (21 s)"
+    ),
+    "tests/test_gradcheck.py::test_right_weight_gradients_pass[graph-": (
+        "every layer's weights in GRAPH_MODE; PYNATIVE runs them all, GRAPH_MODE one layer "
+        "(test_trainable_params_checks_the_weights_no_bprop_gives_a_gradient[graph])"
+    ),
+    "tests/test_gradcheck.py::test_wrong_weight_gradient_names_the_weight[graph-": "as the test above",
+    "tests/test_zoo.py::": (
+        "the zoo of MindSpore's bprop forms against nn.Cell in every mode; tests/corpus runs real "
+        "cells in every mode, tests/test_mindspore_forms.py each form"
+    ),
+    "tests/test_compile_once.py::test_zoo_cells_with_compile_once": "the zoo again, with compile_once",
+    "tests/test_check.py::test_a_": (
+        "`kwcell check` in a subprocess; test_text_report_lines_and_exit_status covers it"
+    ),
+    "tests/test_check.py::test_decorated_": "as above",
+    "tests/test_check.py::test_state_stored_": "as above; tests/test_self_state.py checks the rule itself",
+    "tests/test_check.py::test_missing_module": "as above",
+    "tests/test_examples.py::test_example_runs": (
+        "each example in a subprocess; test_blog_kwargs_measures_the_readme_table runs the main one"
+    ),
+    "tests/test_examples.py::test_gradcheck_demo": "as above",
+    "tests/test_normalize_pynative.py::test_same_result_or_error_as_normalize_for_every_form": (
+        "every return form and input kind through both normalisers (8 s); the forms' own tests "
+        "(tests/test_returns.py, tests/test_value_forms.py) run in every mode"
+    ),
+    "tests/test_concurrency.py::": "threads defining classes for 4 s",
+    "tests/test_stubs.py::": (
+        "regenerates the MindSpore stubs and the coverage figure; test_static's mypy --strict "
+        "reads the committed stubs"
+    ),
+}
+
+
 def _first_rank(item: pytest.Item) -> int:
     return next((i for i, prefix in enumerate(RUN_FIRST) if item.nodeid.startswith(prefix)), len(RUN_FIRST))
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest's -m selection reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(item.nodeid.startswith(prefix) for prefix in SLOW_HERE):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=_first_rank)

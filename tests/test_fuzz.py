@@ -14,6 +14,7 @@ from typing import Any
 
 import mindspore as ms
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from mindspore import Tensor
@@ -69,16 +70,29 @@ def check_binding(sig: Sig, module: Any, call_list: list[Any], *, real_cell_call
             assert same_outcome(cell, expected), (sig, call, cell, expected)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), sig=signatures())
-def test_binding_agrees_with_python(data: st.DataObject, sig: Sig) -> None:
-    """300 signatures x 8 calls = 2,400 calls through binder, cell call and grad binder."""
+def _binding(data: st.DataObject, sig: Sig) -> None:
     module = load_module(sig)
     try:
         call_list = [data.draw(calls(sig)) for _ in range(CALLS_PER_SIGNATURE)]
         check_binding(sig, module, call_list, real_cell_calls=True)
     finally:
         unload_module(module)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), sig=signatures())
+def test_binding_agrees_with_python(data: st.DataObject, sig: Sig) -> None:
+    """80 signatures x 8 calls = 640 calls through binder, cell call and grad binder (the
+    slow run takes 300; bench/fuzz_100k.py takes 100,000)."""
+    _binding(data, sig)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), sig=signatures())
+def test_binding_agrees_with_python_300(data: st.DataObject, sig: Sig) -> None:
+    """300 signatures x 8 calls = 2,400 calls."""
+    _binding(data, sig)
 
 
 def _tensor(i: int) -> Tensor:
@@ -120,7 +134,7 @@ def check_grads(
 _grad_sigs = signatures(literal_defaults=False, max_params=4).filter(lambda s: len(s.names) > 0)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), sig=_grad_sigs)
 def test_gradients_reach_the_right_input_pynative(data: st.DataObject, sig: Sig) -> None:
     positional, keyword = data.draw(valid_tensor_calls(sig))
