@@ -96,12 +96,21 @@ WRAPPERS = frozenset(
 
 
 def _runs(frame: types.FrameType) -> bool:
-    """Whether a read of ``construct`` made in ``frame`` is MindSpore running the cell."""
+    """Whether a read of ``construct`` made in ``frame`` is MindSpore running the cell (on the
+    call path: a prefix test, then one dictionary read for MindSpore's functions)."""
     code = frame.f_code
-    filename = code.co_filename
-    if not filename.startswith(_MS_DIR) or filename.endswith(_MEMBER_READS):
+    if not code.co_filename.startswith(_MS_DIR):
         return False
-    return (os.path.basename(filename), code.co_name) not in WRAPPERS
+    found = _RUNS.get(code)
+    if found is None:  # MindSpore's own functions: a few, each decided once
+        filename = code.co_filename
+        found = not filename.endswith(_MEMBER_READS)
+        found = found and (os.path.basename(filename), code.co_name) not in WRAPPERS
+        _RUNS[code] = found
+    return found
+
+
+_RUNS: dict[types.CodeType, bool] = {}
 
 
 _STOP = nn.Cell
