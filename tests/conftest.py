@@ -45,6 +45,19 @@ def link(path: Path, target: Path) -> Path:
     return path
 
 
+#: PYNATIVE, GRAPH_MODE, and ``@ms.jit`` under PYNATIVE (the ``run`` fixture).
+RUNS = ("pynative", "graph", "jit")
+
+
+@pytest.fixture(params=RUNS)
+def run(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run the test in PYNATIVE, GRAPH_MODE and under ``@ms.jit`` in PYNATIVE (``"jit"``: the
+    test wraps its gradient in ``ms.jit``)."""
+    name: str = request.param
+    ms.set_context(mode=ms.GRAPH_MODE if name == "graph" else ms.PYNATIVE_MODE)
+    yield name
+
+
 @pytest.fixture(params=sorted(MODES))
 def mode(request: pytest.FixtureRequest) -> Iterator[str]:
     """Run the test once in PYNATIVE and once in GRAPH_MODE."""

@@ -6,7 +6,7 @@ through its namespace of the cell's members; that read is the user's, not MindSp
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import mindspore as ms
@@ -17,14 +17,6 @@ from mindspore import Tensor, nn, ops
 from kwcell import KwCell
 
 X = np.array([0.5, 1.0, -0.25], np.float32)
-RUNS = ("pynative", "graph", "jit")
-
-
-@pytest.fixture(params=RUNS)
-def run(request: pytest.FixtureRequest) -> Iterator[str]:
-    name: str = request.param
-    ms.set_context(mode=ms.GRAPH_MODE if name == "graph" else ms.PYNATIVE_MODE)
-    yield name
 
 
 def _inner(base: type) -> Any:

@@ -11,7 +11,7 @@ gradients in PYNATIVE, GRAPH_MODE (an outer network's graph) and PyNative ``@ms.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import mindspore as ms
@@ -24,14 +24,6 @@ from kwcell import KwCell
 from kwcell._corecell import core_of
 
 X = np.array([[0.1, -0.4, 0.7], [1.2, -0.3, 0.05]], np.float32)
-RUNS = ("pynative", "graph", "jit")
-
-
-@pytest.fixture(params=RUNS)
-def run(request: pytest.FixtureRequest) -> Iterator[str]:
-    name: str = request.param
-    ms.set_context(mode=ms.GRAPH_MODE if name == "graph" else ms.PYNATIVE_MODE)
-    yield name
 
 
 class Outer(nn.Cell):

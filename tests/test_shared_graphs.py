@@ -6,7 +6,7 @@ analytic value, in PYNATIVE, GRAPH_MODE (an outer cell's graph) and a PyNative `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import mindspore as ms
@@ -18,15 +18,6 @@ from mindspore.ops.composite.multitype_ops.zeros_like_impl import (  # type: ign
 )
 
 from kwcell import KwCell
-
-RUNS = ("pynative", "graph", "jit")
-
-
-@pytest.fixture(params=RUNS)
-def run(request: pytest.FixtureRequest) -> Iterator[str]:
-    name: str = request.param
-    ms.set_context(mode=ms.GRAPH_MODE if name == "graph" else ms.PYNATIVE_MODE)
-    yield name
 
 
 def _grad(run: str, net: nn.Cell, *args: Tensor, positions: Any = 0) -> Any:

@@ -10,7 +10,7 @@ cell's graph) and a PyNative ``@ms.jit``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import mindspore as ms
@@ -29,15 +29,7 @@ class LibraryCell(nn.Cell):
 
 BASES: dict[str, type] = {"nn.Cell": nn.Cell, "KwCell": KwCell, "keyword_bprop": LibraryCell}
 KWCELL_BASES = ("KwCell", "keyword_bprop")
-RUNS = ("pynative", "graph", "jit")
 X = np.array([-1.5, -0.25, 0.5, 1.75], np.float32)
-
-
-@pytest.fixture(params=RUNS)
-def run(request: pytest.FixtureRequest) -> Iterator[str]:
-    name: str = request.param
-    ms.set_context(mode=ms.GRAPH_MODE if name == "graph" else ms.PYNATIVE_MODE)
-    yield name
 
 
 def _grad(run: str, fn: Any, *args: Any, positions: Any = 0) -> Any:

@@ -10,7 +10,7 @@ GRAPH_MODE and a PyNative ``@ms.jit`` step, and against ``nn.Cell`` where it is 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import mindspore as ms
@@ -23,14 +23,6 @@ from kwcell import KwCell, KwCellWarning
 
 X = np.array([0.5, 1.0, -0.25], np.float32)
 W = np.array([2.0, 3.0, 4.0], np.float32)
-RUNS = ("pynative", "graph", "jit")
-
-
-@pytest.fixture(params=RUNS)
-def run(request: pytest.FixtureRequest) -> Iterator[str]:
-    name: str = request.param
-    ms.set_context(mode=ms.GRAPH_MODE if name == "graph" else ms.PYNATIVE_MODE)
-    yield name
 
 
 def _grad(run: str, fn: Callable[..., Any], *args: Any, **options: Any) -> Any:
