@@ -18,6 +18,7 @@ import pytest
 import kwcell
 from kwcell._cli import main
 from kwcell._migrate import FileMigration, Note, migrate_source
+from tests.conftest import SLOW_HERE
 
 ROOT = Path(__file__).resolve().parent.parent
 BPROP = """\
@@ -1095,8 +1096,15 @@ def test_rewritten_suite_cells_import_and_pass(tmp_path: Path) -> None:
             test_id = f"{case.get('classname', '').split('.')[-1]}.py::{case.get('name')}"
             failed[test_id] = (outcome.get("message") or "") + (outcome.text or "")
     assert ran > 300, result.stdout[-3000:]
-    assert sorted(failed) == sorted(NN_CELL_PINS), result.stdout[-5000:]
-    for test_id, says in NN_CELL_PINS.items():
+    # the migrated suite runs the default selection: the pins of tests it leaves to the slow
+    # run (tests/conftest.py's SLOW_HERE) are not expected
+    pins = {
+        test_id: says
+        for test_id, says in NN_CELL_PINS.items()
+        if not any(f"tests/{test_id}".startswith(prefix) for prefix in SLOW_HERE)
+    }
+    assert sorted(failed) == sorted(pins), result.stdout[-5000:]
+    for test_id, says in pins.items():
         assert says in failed[test_id], (test_id, failed[test_id][-2000:])
 
 
