@@ -17,6 +17,9 @@ copies of them, with kwcell from this checkout first on ``PYTHONPATH``:
 - ``python -m kwcell migrate`` on a copy, written: the migrated package imports and checks as
   the original did, and mindformers' CrossEntropyLoss (its _LogSoftmax and _NLLLoss bprop cells,
   now KwCells) gives the same gradients as before, in PYNATIVE and GRAPH_MODE.
+
+docs/guides/adopting.md walks through the mindone run: its output excerpts are checked here
+against the real output.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.doc_blocks import ROOT, Block, parse
+
 pytestmark = pytest.mark.libraries
 
 VERSIONS = {"mindone": "0.5.0", "mindformers": "2.1.0"}
@@ -47,7 +52,7 @@ MIGRATE_BUDGET_S = 30.0
 # mindformers about 4 s).
 CHECK_BUDGET_S = 90.0
 
-ROOT = Path(__file__).resolve().parent.parent
+ADOPTING = ROOT / "docs" / "guides" / "adopting.md"
 
 
 @dataclass
@@ -369,3 +374,58 @@ def test_migrated_mindformers_loss_gives_the_same_gradients(migrated: Path, tmp_
     for mode in ("PYNATIVE_MODE", "GRAPH_MODE"):
         assert new[mode] == old[mode]
         np.testing.assert_allclose(new[mode], expected, atol=1e-6)
+
+
+# -- the walk-through in docs/guides/adopting.md ------------------------------------------------
+
+
+def _walkthrough() -> list[Block]:
+    """The blocks of the "Migrating a real library" section."""
+    text = ADOPTING.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(text) if line.startswith("## Migrating a real library"))
+    end = next((i for i in range(start + 1, len(text)) if text[i].startswith("## ")), len(text))
+    return [b for b in parse(ADOPTING) if start < b.line <= end]
+
+
+def test_walkthrough_install_commands_are_what_ci_runs() -> None:
+    """The walk-through's install commands, with its ``.venv-libs`` as .ci/run's ``"$libs"``,
+    are lines of the step of .ci/run that runs this module."""
+    install = next(b for b in _walkthrough() if b.lang == "bash" and "pip install" in b.code)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line.split("#")[0].strip() for line in install.code.splitlines()]
+    assert commands[:3] == [
+        "python3.11 -m venv .venv-libs",
+        ".venv-libs/bin/pip install --no-deps -r .ci/requirements-libraries.txt",
+        ".venv-libs/bin/pip install --no-deps .",
+    ]
+    for command in commands[:3]:
+        assert command.replace(".venv-libs", '"$libs"') in ci, command
+
+
+def test_walkthrough_excerpts_are_real_output(
+    checked: dict[str, dict[str, Any]], diffs: dict[str, Run]
+) -> None:
+    blocks = _walkthrough()
+    check_lines = {
+        f"{_below_site_packages(p['file'])}:{p['line']}: {p['code']}: {p['message']}"
+        for p in checked["mindone"]["problems"]
+    } | {checked["mindone"]["summary"]}
+    report_lines = set(diffs["mindone"].stderr.splitlines())
+    diff = diffs["mindone"].stdout
+    seen = set()
+    for block in blocks:
+        lines = [line for line in block.code.splitlines() if line.strip() not in ("", "...")]
+        if block.lang == "text" and lines and ": KW" in lines[0]:
+            for line in lines:
+                assert _below_site_packages(line) in check_lines, line
+            seen.add("check")
+        elif block.lang == "text" and lines and "-> KwCell" in block.code:
+            for line in lines:
+                assert line in report_lines, line
+            seen.add("report")
+        elif block.lang == "diff":
+            # each run of lines between "..." is a contiguous part of the real diff
+            for part in re.split(r"^\.\.\.\n", block.code, flags=re.MULTILINE):
+                assert part.strip("\n") in diff, part
+            seen.add("diff")
+    assert seen == {"check", "report", "diff"}
