@@ -395,10 +395,23 @@ class _Loader:
                 [os.path.dirname(os.path.abspath(spec.origin))] if spec.origin else []
             )
         module = self._dotted(target)
-        if module is None:
-            return
-        for sub in pkgutil.walk_packages(getattr(module, "__path__", []), prefix=f"{target}."):
-            self._dotted(sub.name, sub=True)
+        if module is not None:
+            self._walk(target, module, set())
+
+    def _walk(self, name: str, package: types.ModuleType, seen: set[str]) -> None:
+        """Import every submodule of ``package``, depth first, and go into the subpackages that
+        imported. Not ``pkgutil.walk_packages``: it imports each subpackage a second time to look
+        inside, and lets every error but ``ImportError`` out, which ended the whole check at a
+        subpackage that raises anything else (mindone.diffusers' lazy modules raise
+        ``RuntimeError``), where ``_dotted`` has already reported it as KW901."""
+        for info in pkgutil.iter_modules(getattr(package, "__path__", []), prefix=f"{name}."):
+            module = self._dotted(info.name, sub=True)
+            if module is None or not info.ispkg:
+                continue
+            paths = [p for p in getattr(module, "__path__", []) if p not in seen]
+            seen.update(paths)
+            if paths:
+                self._walk(info.name, module, seen)
 
     def _dotted(self, name: str, *, sub: bool = False) -> types.ModuleType | None:
         try:

@@ -381,3 +381,45 @@ def test_state_stored_on_self_for_bprop_is_kw009(tmp_path: Path) -> None:
         "kwcell check: 2 problems (2 cells checked in 1 module)",
     ], result.stderr[-2000:]
     assert result.returncode == 1
+
+
+# -- a subpackage that raises something other than ImportError (tests/fixtures/lazylib) ------
+
+
+def test_subpackage_raising_runtime_error_is_reported_and_the_walk_goes_on() -> None:
+    """mindone 0.5.0 checked by its dotted name, where ``mindone.diffusers.loaders.peft`` cannot
+    import: diffusers' lazy module turns that into a RuntimeError, which ended the check with a
+    traceback (pkgutil.walk_packages re-imported the package and let the error out). In process:
+    the default run checks it."""
+    from kwcell._check import check
+
+    lazy = "tests/fixtures/lazylib"
+    report = check(["tests.fixtures.lazylib"])
+    found = [(p.file, p.line, p.code, p.message) for p in report.problems]
+    assert found == [
+        (
+            f"{lazy}/loaders/__init__.py",
+            17,  # the raise in the lazy module's __getattr__
+            "KW901",
+            "cannot import tests.fixtures.lazylib.models: RuntimeError: Failed to import "
+            "tests.fixtures.lazylib.loaders.peft because of the following error (look up to see its "
+            "traceback):",
+        ),
+        (
+            f"{lazy}/loaders/peft.py",
+            3,
+            "KW901",
+            "cannot import tests.fixtures.lazylib.loaders.peft: ModuleNotFoundError: No module named "
+            "'_kwcell_fixture_optional_dependency'",
+        ),
+        (
+            f"{lazy}/quant.py",
+            11,
+            "KW101",
+            "Quant.construct: parameter(s) 'scale' have defaults and the cell has a bprop: a call that "
+            "omits them fails to compile in GRAPH_MODE, and keyword calls reach bprop in call order; "
+            + FIX.format("Quant", "bprop(self, x, scale=1.0, *, out, dout)"),
+        ),
+    ]
+    # Quant only (models/unet.py's Floor is in the package that failed); the package, loaders, quant
+    assert (report.cells, report.modules) == (1, 3)
