@@ -324,7 +324,8 @@ def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> WeightKeys:
     """For each weight, the names a graph's bprop can return its gradient under (its index
     ``#<i>`` and every ``self.<path>`` that reaches it: ``{self.dense.weight: g}`` is rewritten
     to ``{"self.dense.weight": g}``), its dtype (a graph sees the weight as the cell's
-    mixed precision casts it) and its shape (the zeros of a gradient bprop leaves out)."""
+    mixed precision casts it), its shape (the zeros of a gradient bprop leaves out, the sum of
+    a broadcast one) and how messages name it: its first path and its Parameter's name."""
     paths: list[list[str]] = [[f"#{i}"] for i in range(len(weights))]  # by index
     for prefix, sub in cell.cells_and_names():
         params: dict[str, Any] = getattr(sub, "_params", {})  # nn.Cell's own Parameters by name
@@ -332,7 +333,15 @@ def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> WeightKeys:
             for i, w in enumerate(weights):
                 if p is w:
                     paths[i].append("self." + (f"{prefix}.{name}" if prefix else name))
-    return tuple((tuple(p), w.dtype, tuple(w.shape)) for p, w in zip(paths, weights, strict=True))
+    return tuple(
+        (tuple(p), w.dtype, tuple(w.shape), _weight_label(p, w)) for p, w in zip(paths, weights, strict=True)
+    )
+
+
+def _weight_label(paths: list[str], weight: Parameter) -> str:
+    """``self.b (Parameter 'b')``; ``Parameter 'b'`` for a weight the cell does not hold."""
+    named = f"Parameter '{weight.name}'"
+    return f"{paths[1]} ({named})" if len(paths) > 1 else named
 
 
 def _prebind(cell: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

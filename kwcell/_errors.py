@@ -186,6 +186,12 @@ class GradientCountError(RuntimeError, ValueError):
     (its own tests expect either); a deferred error of this kind is both."""
 
 
+class GradientShapeError(RuntimeError, ValueError):
+    """A weight gradient of a shape the weight does not broadcast to. MindSpore raises
+    ``RuntimeError`` for it in PYNATIVE ("grad tensor should be broadcast to expected shape");
+    kwcell raises it in every mode, naming the weight and both shapes."""
+
+
 def _rebuild(base: type[Exception], args: tuple[Any, ...]) -> KwCellDefinitionError:
     return deferred_error(base)(*args)
 

@@ -420,3 +420,106 @@ def test_weight_cast_in_place_gets_gradients_in_its_new_dtype(cls: Any, mode: st
         # dtype on 2.7 (MindSpore's choice, the same for nn.Cell)
         assert gw.dtype == dtype if mode == "graph" else gw.dtype in (dtype, ms.float32)
         assert np.allclose(gw.asnumpy(), 2.0 * X) and np.allclose(gx.asnumpy(), W0)
+
+
+# ---- a weight gradient of a broadcast shape (issue 26, item 3) -----------------------------
+
+
+def _bias_cell(shape: tuple[int, ...], scale: float = 1.0, fixed: Any = None) -> KwCell:
+    """``x + b`` with b of ``shape``, whose bprop gives ``scale * dout`` as b's gradient (or
+    the Tensor ``fixed``)."""
+
+    class Bias(KwCell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.b = Parameter(Tensor(np.full(shape, 0.5, np.float32)), name="b")
+            self.internal_params = [self.b]
+            self.fixed = fixed
+
+        def construct(self, x: Tensor) -> Tensor:
+            return x + self.b
+
+        def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+            if self.fixed is None:
+                return (dout,), {self.b: scale * dout}
+            return (dout,), {self.b: self.fixed}
+
+    return Bias()
+
+
+def _weight_grad_of(net: nn.Cell, x: Any, s: Any, run: str) -> Any:
+    def f(x: Tensor) -> Tensor:
+        out: Tensor = (net(x) * s).sum()
+        return out
+
+    g: Any = ms.grad(f, 0, net.trainable_params())
+    if run == "jit":
+        g = ms.jit(g)
+    gx, (gw,) = g(x)
+    return gx.asnumpy(), gw
+
+
+@pytest.mark.parametrize(
+    ("weight", "grad"),
+    [((3,), (4, 3)), ((4, 1), (4, 3)), ((1,), (4,)), ((2, 1, 3), (2, 5, 3)), ((3,), (1, 1, 3))],
+    ids=str,
+)
+def test_a_broadcast_weight_gradient_is_summed_to_the_weight_shape(
+    run: str, weight: tuple[int, ...], grad: tuple[int, ...]
+) -> None:
+    """A bias gradient left as ``dout`` gets the sum over the axes the bias was broadcast
+    along, in the weight's own shape, in every mode (MindSpore sums it in PYNATIVE only, and
+    drops the weight's axes of length 1 there: (4,) for a (4, 1) weight)."""
+    s = np.arange(1, 1 + int(np.prod(grad)), dtype=np.float32).reshape(grad)
+    net = _bias_cell(weight, 2.0)
+    gx, gw = _weight_grad_of(net, Tensor(np.ones(grad, np.float32)), Tensor(s), run)
+    lead = len(grad) - len(weight)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, w in enumerate(weight) if w == 1 and grad[lead + i] != 1
+    )
+    assert gw.shape == weight
+    np.testing.assert_allclose(gw.asnumpy(), 2.0 * s.sum(axis=axes).reshape(weight))
+    np.testing.assert_allclose(gx, s)
+
+
+@pytest.mark.parametrize(("weight", "grad"), [((3,), (4, 2)), ((3,), ()), ((4, 1), (1, 4))], ids=str)
+def test_a_weight_gradient_the_weight_does_not_broadcast_to_is_an_error(
+    run: str, weight: tuple[int, ...], grad: tuple[int, ...]
+) -> None:
+    """Named with the class, the weight and both shapes in every mode, where MindSpore's
+    PYNATIVE says 'grad tensor should be broadcast to expected shape' and a graph fails later.
+    A RuntimeError (what MindSpore raises in PYNATIVE) and a ValueError."""
+    net = _bias_cell(weight, fixed=Tensor(np.ones(grad, np.float32)))
+    expected = (
+        f"Bias.bprop returned a gradient of shape {grad} for the weight self.b (Parameter 'b'), "
+        f"of shape {weight}: a weight's gradient has the weight's shape, or a shape the weight "
+        "broadcasts to"
+    )
+    for kind in (RuntimeError, ValueError):
+        with pytest.raises(kind, match=re.escape(expected)):
+            _weight_grad_of(
+                net, Tensor(np.ones((4, 3), np.float32)), Tensor(np.ones((4, 3), np.float32)), run
+            )
+
+
+class _BiasLoss(nn.Cell):
+    def __init__(self, net: nn.Cell, s: Any) -> None:
+        super().__init__()
+        self.net = net
+        self.s = Tensor(s)
+
+    def construct(self, x: Tensor) -> Tensor:
+        out: Tensor = (self.net(x) * self.s).sum()
+        return out
+
+
+def test_a_broadcast_weight_gradient_trains_its_weight(mode: str) -> None:
+    """Three TrainOneStepCell steps of a (4, 1) bias whose bprop leaves its gradient as
+    ``dout`` (4, 3): the same steps as numpy's in both modes (nn.Cell's PYNATIVE hands SGD a
+    (4,) gradient, which it refuses; its graphs refuse the bprop)."""
+    s = np.arange(12, dtype=np.float32).reshape(4, 3)
+    net = _bias_cell((4, 1))
+    step = nn.TrainOneStepCell(_BiasLoss(net, s), nn.SGD(net.trainable_params(), learning_rate=0.1))
+    for _ in range(3):
+        step(Tensor(np.ones((4, 3), np.float32)))
+    np.testing.assert_allclose(net.b.asnumpy(), 0.5 - 3 * 0.1 * s.sum(axis=1, keepdims=True), rtol=1e-6)
