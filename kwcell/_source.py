@@ -717,11 +717,34 @@ def attribute_path(node: ast.expr, self_name: str) -> str | None:
     return ".".join(["self", *reversed(parts)])
 
 
+def weight_key_path(node: ast.expr, self_name: str) -> str | None:
+    """The name a weight's dict key written as ``node`` is rewritten to for a graph: an
+    attribute of the cell (``"self.w"``), or an entry of its ``internal_params`` by a literal
+    index (``"self.internal_params[0]"``: a weight the cell does not hold, such as a shared
+    embedding); else ``None``."""
+    if isinstance(node, ast.Subscript):
+        index = node.slice
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+            index = index.operand
+            sign = -1
+        else:
+            sign = 1
+        if (
+            attribute_path(node.value, self_name) == "self.internal_params"
+            and isinstance(index, ast.Constant)
+            and type(index.value) is int
+        ):
+            return f"self.internal_params[{sign * index.value}]"
+        return None
+    return attribute_path(node, self_name)
+
+
 def _weight_key_replacements(
     fdef: ast.FunctionDef, self_name: str, text: _Text, replacements: list[tuple[int, int, str]]
 ) -> tuple[str, ...]:
     """Add to ``replacements`` the dict keys of ``fdef`` that name the cell's attributes
-    (``{self.w: gw}`` becomes ``{"self.w": gw}``) and give those names.
+    (``{self.w: gw}`` becomes ``{"self.w": gw}``) or entries of its ``internal_params``
+    (:func:`weight_key_path`) and give those names.
 
     Keys inside a return already replaced (a literal return made a full tuple) are left: such
     a return holds no weight dict.
@@ -732,7 +755,7 @@ def _weight_key_replacements(
         if not isinstance(node, ast.Dict):
             continue
         for key in node.keys:
-            path = attribute_path(key, self_name) if key is not None else None
+            path = weight_key_path(key, self_name) if key is not None else None
             if path is None:
                 continue
             assert key is not None

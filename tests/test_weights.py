@@ -17,7 +17,7 @@ from typing import Any
 import mindspore as ms
 import numpy as np
 import pytest
-from mindspore import Parameter, Tensor, nn
+from mindspore import Parameter, Tensor, nn, ops
 
 import kwcell
 from kwcell import KwCell, KwCellWarning
@@ -523,3 +523,66 @@ def test_a_broadcast_weight_gradient_trains_its_weight(mode: str) -> None:
     for _ in range(3):
         step(Tensor(np.ones((4, 3), np.float32)))
     np.testing.assert_allclose(net.b.asnumpy(), 0.5 - 3 * 0.1 * s.sum(axis=1, keepdims=True), rtol=1e-6)
+
+
+# ---- a weight the cell does not hold (issue 26, item 2) -------------------------------------
+
+TABLE = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], np.float32)
+IDS = np.array([0, 1, 1], np.int32)
+XS = np.array([[1.0, 2.0, -1.0], [0.5, -0.5, 3.0], [2.0, 1.0, 0.0], [0.1, 0.2, 0.3]], np.float32)
+SENS = np.arange(8, dtype=np.float32).reshape(4, 2)
+
+
+class TiedHead(KwCell):
+    """``x @ table.T`` with the table of another cell (a shared embedding) listed in
+    ``internal_params`` only: the cell holds no attribute for it, so its bprop names it
+    ``self.internal_params[0]`` (MindSpore's form) or ``[-1]`` (a dict with the input by name)."""
+
+    def __init__(self, table: Parameter, by_name: bool) -> None:
+        super().__init__()
+        self.internal_params = [table]
+        self.by_name = by_name
+
+    def construct(self, x: Tensor) -> Tensor:
+        out: Tensor = ops.matmul(x, self.internal_params[0].T)
+        return out
+
+    def bprop(self, x: Tensor, out: Tensor, dout: Tensor) -> Any:
+        table = self.internal_params[0]
+        if self.by_name:
+            return {"x": ops.matmul(dout, table), self.internal_params[-1]: ops.matmul(dout.T, x)}
+        return (ops.matmul(dout, table),), {self.internal_params[0]: ops.matmul(dout.T, x)}
+
+
+class TiedLM(nn.Cell):
+    def __init__(self, by_name: bool) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(2, 3)
+        self.embedding.embedding_table.set_data(Tensor(TABLE))
+        self.head = TiedHead(self.embedding.embedding_table, by_name)
+
+    def construct(self, ids: Tensor, x: Tensor) -> Tensor:
+        h = self.embedding(ids).sum(0)
+        out: Tensor = (self.head(x + h) * Tensor(SENS)).sum()
+        return out
+
+
+@pytest.mark.parametrize("by_name", [False, True], ids=["weight_form", "by_name"])
+def test_a_weight_from_outside_the_cell_named_by_its_place_in_internal_params(
+    run: str, by_name: bool
+) -> None:
+    """The head's gradient of the shared table adds to the embedding's, in every mode: in a
+    graph ``{self.internal_params[0]: g}`` is rewritten as ``{self.w: g}`` is."""
+    net = TiedLM(by_name)
+    (table,) = net.trainable_params()
+    g: Any = ms.grad(net, 1, [table])
+    if run == "jit":
+        g = ms.jit(g)
+    gx, (gw,) = g(Tensor(IDS), Tensor(XS))
+    xin = XS + TABLE[IDS].sum(0)
+    want_gx = SENS @ TABLE
+    want_gw = SENS.T @ xin
+    for i in IDS:
+        want_gw[i] += want_gx.sum(0)
+    np.testing.assert_allclose(gx.asnumpy(), want_gx, rtol=1e-6)
+    np.testing.assert_allclose(gw.asnumpy(), want_gw, rtol=1e-6)
