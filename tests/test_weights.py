@@ -522,7 +522,8 @@ def test_a_broadcast_weight_gradient_trains_its_weight(mode: str) -> None:
     step = nn.TrainOneStepCell(_BiasLoss(net, s), nn.SGD(net.trainable_params(), learning_rate=0.1))
     for _ in range(3):
         step(Tensor(np.ones((4, 3), np.float32)))
-    np.testing.assert_allclose(net.b.asnumpy(), 0.5 - 3 * 0.1 * s.sum(axis=1, keepdims=True), rtol=1e-6)
+    (b,) = net.trainable_params()
+    np.testing.assert_allclose(b.asnumpy(), 0.5 - 3 * 0.1 * s.sum(axis=1, keepdims=True), rtol=1e-6)
 
 
 # ---- a weight the cell does not hold (issue 26, item 2) -------------------------------------
@@ -557,9 +558,9 @@ class TiedHead(KwCell):
 class TiedLM(nn.Cell):
     def __init__(self, by_name: bool) -> None:
         super().__init__()
-        self.embedding = nn.Embedding(2, 3)
-        self.embedding.embedding_table.set_data(Tensor(TABLE))
-        self.head = TiedHead(self.embedding.embedding_table, by_name)
+        self.embedding = nn.Embedding(2, 3, embedding_table=Tensor(TABLE))
+        (table,) = self.embedding.trainable_params()
+        self.head = TiedHead(table, by_name)
 
     def construct(self, ids: Tensor, x: Tensor) -> Tensor:
         h = self.embedding(ids).sum(0)

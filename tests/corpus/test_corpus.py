@@ -13,7 +13,17 @@ import numpy as np
 import pytest
 
 import tests.corpus
-from tests.corpus.harness import MODES, VARIANTS, Case, expected_grads, expected_train, run, train
+from tests.corpus.harness import (
+    MODES,
+    VARIANTS,
+    Case,
+    expected_grads,
+    expected_train,
+    expected_train_weights,
+    run,
+    train,
+    train_weights,
+)
 
 pytestmark = pytest.mark.corpus
 
@@ -57,6 +67,12 @@ def _check(case: Case, variant: str, mode: str) -> None:
         want = expected_train(case)
         for graph in (False, True):
             _close(case, train(case, variant, graph), want, f"p after 3 SGD steps (graph={graph})")
+        if case.train_weights:
+            want_w = expected_train_weights(case)
+            for graph in (False, True):
+                got = train_weights(case, variant, graph)
+                for name, w in want_w.items():
+                    _close(case, got[name], w, f"weight {name} after 3 SGD steps (graph={graph})")
         return
     dx, dw = run(case, variant, mode)
     want_dx, want_dw = expected_grads(case, mode)
