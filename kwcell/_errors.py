@@ -40,6 +40,7 @@ GRAPH = "graph"
 # reports it with (``kwcell migrate`` names the same code when it leaves a class alone).
 _DEFINITION_CODES = (
     (".construct sets (line", "KW009"),  # a warning, kwcell._selfstate's
+    ("by Parameters it computes (line", "KW010"),  # a warning, kwcell._weightdicts's
     ("returns ", "KW007"),
     ("positional parameter(s) (", "KW104"),
     ("is not a parameter of", "KW001"),
