@@ -341,14 +341,20 @@ class _Scaled(nn.Cell):
         return self.fn(tensors[0] * self.p, *tensors[1:])
 
 
-def train(case: Case, variant: str, graph: bool, steps: int = 3, lr: float = 0.05) -> Any:
-    """``p`` after ``steps`` SGD steps of ``sum(out * dout)`` through the cell's bprop."""
+def _training(case: Case, variant: str, graph: bool) -> tuple[Arrays, Any, tuple[int, ...], list[Any], Any]:
+    """What a training run starts from: the inputs, the sensitivities, the Tensor inputs'
+    positions and values, and a new instance of the cell (the mode set)."""
     inputs = case.inputs()
     s = _sens(douts(case, inputs))
     positions = tensor_positions(inputs)
     tensors = [Tensor(inputs[p]) for p in positions]
     ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE)
-    cell = cell_class(case, variant)(**case.init())
+    return inputs, s, positions, tensors, cell_class(case, variant)(**case.init())
+
+
+def train(case: Case, variant: str, graph: bool, steps: int = 3, lr: float = 0.05) -> Any:
+    """``p`` after ``steps`` SGD steps of ``sum(out * dout)`` through the cell's bprop."""
+    inputs, s, positions, tensors, cell = _training(case, variant, graph)
     net = _Scaled(_graph_function(case, variant, cell, inputs, s), cell, inputs[positions[0]].shape)
     opt = nn.SGD([net.p], learning_rate=lr)
     step = nn.TrainOneStepCell(net, opt)
@@ -379,12 +385,7 @@ def expected_train(case: Case, steps: int = 3, lr: float = 0.05) -> Any:
 def train_weights(case: Case, variant: str, graph: bool, steps: int = 3, lr: float = 0.05) -> dict[str, Any]:
     """The cell's weights after ``steps`` ``TrainOneStepCell`` SGD steps of ``head(out, dout)``
     (the float inputs fixed), by name: the weights' gradients come from the cell's bprop."""
-    inputs = case.inputs()
-    s = _sens(douts(case, inputs))
-    positions = tensor_positions(inputs)
-    tensors = [Tensor(inputs[p]) for p in positions]
-    ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE)
-    cell = cell_class(case, variant)(**case.init())
+    inputs, s, _, tensors, cell = _training(case, variant, graph)
     weights = list(_weights(cell))
     names = [w.name for w in weights]  # before the wrapper: as expected_weights names them
     net = _Outer(_graph_function(case, variant, cell, inputs, s), cell)

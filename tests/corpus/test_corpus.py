@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from mindspore.common.api import _pynative_executor
 
 import tests.corpus
 from tests.corpus.harness import (
@@ -91,8 +92,14 @@ def test_corpus_cell(case: Case, mode: str, variant: str) -> None:
     known = case.nn_fails if variant == "nn" else case.kw_fails
     if mode in known:
         assert mode in case.nn_fails, f"{case.name}: KwCell may fail only where nn.Cell fails"
-        with pytest.raises((RuntimeError, TypeError, ValueError, AssertionError)):
-            _check(case, variant, mode)
+        try:
+            with pytest.raises((RuntimeError, TypeError, ValueError, AssertionError)):
+                _check(case, variant, mode)
+        finally:
+            # MindSpore leaves its PyNative grad flag set when it raises inside a PYNATIVE
+            # gradient ("In no_grad context..."); the next test must not start from that state
+            # (a known issue: tests/test_weights.py::test_a_stale_pynative_grad_flag...)
+            _pynative_executor.set_grad_flag(False)
         return
     _check(case, variant, mode)
 
