@@ -215,7 +215,7 @@ class KwCell(nn.Cell, metaclass=KwCellMeta):
             core.__class__ = info.core_cls
         if weights:
             state[_WEIGHTS] = weights
-            core.__dict__["_kwcell_weight_keys"] = _weight_keys(self, weights)
+            core.__dict__["_kwcell_weight_keys"] = _weight_keys(self, weights, snapshot)
         else:
             state.pop(_WEIGHTS, None)  # none listed now
         if not construct_self:  # an assigned forward, called as it is (as on nn.Cell)
@@ -320,11 +320,14 @@ def _weights_of(cell: nn.Cell, listed: tuple[Any, ...], info: KwCellInfo) -> tup
     return tuple(weights)
 
 
-def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> WeightKeys:
+def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...], listed: tuple[Any, ...] = ()) -> WeightKeys:
     """For each weight, the names a graph's bprop can return its gradient under (its index
-    ``#<i>`` and every ``self.<path>`` that reaches it: ``{self.dense.weight: g}`` is rewritten
-    to ``{"self.dense.weight": g}``), its dtype (a graph sees the weight as the cell's
-    mixed precision casts it) and its shape (the zeros of a gradient bprop leaves out)."""
+    ``#<i>``, every ``self.<path>`` that reaches it: ``{self.dense.weight: g}`` is rewritten
+    to ``{"self.dense.weight": g}``, and ``self.internal_params[<k>]`` for each place ``k``,
+    from the end too, where ``internal_params`` (``listed``) holds it), its dtype (a graph
+    sees the weight as the cell's mixed precision casts it), its shape (the zeros of a
+    gradient bprop leaves out, the sum of a broadcast one) and how messages name it: its
+    first path and its Parameter's name."""
     paths: list[list[str]] = [[f"#{i}"] for i in range(len(weights))]  # by index
     for prefix, sub in cell.cells_and_names():
         params: dict[str, Any] = getattr(sub, "_params", {})  # nn.Cell's own Parameters by name
@@ -332,7 +335,20 @@ def _weight_keys(cell: nn.Cell, weights: tuple[Parameter, ...]) -> WeightKeys:
             for i, w in enumerate(weights):
                 if p is w:
                     paths[i].append("self." + (f"{prefix}.{name}" if prefix else name))
-    return tuple((tuple(p), w.dtype, tuple(w.shape)) for p, w in zip(paths, weights, strict=True))
+    for k, p in enumerate(listed):
+        for i, w in enumerate(weights):
+            if p is w:
+                paths[i].extend((f"self.internal_params[{k}]", f"self.internal_params[{k - len(listed)}]"))
+    return tuple(
+        (tuple(p), w.dtype, tuple(w.shape), _weight_label(p, w)) for p, w in zip(paths, weights, strict=True)
+    )
+
+
+def _weight_label(paths: list[str], weight: Parameter) -> str:
+    """``self.b (Parameter 'b')``: its first path (an attribute before an entry of
+    ``internal_params``) and its Parameter's name."""
+    named = f"Parameter '{weight.name}'"
+    return f"{paths[1]} ({named})" if len(paths) > 1 else named
 
 
 def _prebind(cell: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

@@ -34,6 +34,10 @@ line for its own problems):
   value ``__init__`` gave the attribute. Reported for plain ``nn.Cell`` bprops too (at the
   line of bprop's read), and for ``KwCell`` classes at the ``class`` line (the class
   statement's ``KwCellWarning``).
+- ``KW010`` bprop keys its weight gradients by Parameters it computes (a comprehension over
+  ``self.internal_params``, ``dict(zip(...))``, ``grads[p] = ...`` in a loop over them): that
+  works in PYNATIVE only; a compiled graph cannot build the dict. Write each weight as an
+  attribute of the cell (``{self.w1: g1}``, ``grads[self.w1] = g1``). Reported like ``KW009``.
 
 Plain ``nn.Cell`` subclasses with a bprop (hazards measured on MindSpore 2.10; each message
 suggests the ``KwCell`` form):
@@ -92,7 +96,7 @@ from ._files import may_have_cells, python_files
 from ._functional import collecting, function_info
 from ._lookup import BpropSlot
 from ._meta import KwCellMeta
-from ._source import state_on_self, tuple_returns
+from ._source import computed_weight_keys, state_on_self, tuple_returns
 from ._spec import BpropSpec, CellSpec, signature_of
 from ._validate import check_returned_literal, expected_bprop, plain_problems
 
@@ -487,7 +491,7 @@ def _plain_problems(cls: type, file: str) -> list[Problem]:
     spec = CellSpec(cls.__module__, cls.__qualname__, construct, BpropSpec(bprop, False))
     state = [
         Problem(file, line, "KW009", note, label) for line, note in state_on_self(cls, construct_fn, bprop_fn)
-    ]
+    ] + [Problem(file, line, "KW010", note, label) for line, note in computed_weight_keys(cls, bprop_fn)]
     if construct.var_positional or construct.var_keyword:
         return state  # bprop(self, *args) territory: nothing to match by name
     fix = (

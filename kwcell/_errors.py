@@ -40,6 +40,7 @@ GRAPH = "graph"
 # reports it with (``kwcell migrate`` names the same code when it leaves a class alone).
 _DEFINITION_CODES = (
     (".construct sets (line", "KW009"),  # a warning, kwcell._selfstate's
+    ("by Parameters it computes (line", "KW010"),  # a warning, kwcell._weightdicts's
     ("returns ", "KW007"),
     ("positional parameter(s) (", "KW104"),
     ("is not a parameter of", "KW001"),
@@ -184,6 +185,12 @@ class GradientCountError(RuntimeError, ValueError):
     """What a compiled graph raises for a bprop that returns too few gradients: MindSpore
     raises ``RuntimeError``, or ``ValueError`` under ``set_context(check_bprop=True)``
     (its own tests expect either); a deferred error of this kind is both."""
+
+
+class GradientShapeError(RuntimeError, ValueError):
+    """A weight gradient of a shape the weight does not broadcast to. MindSpore raises
+    ``RuntimeError`` for it in PYNATIVE ("grad tensor should be broadcast to expected shape");
+    kwcell raises it in every mode, naming the weight and both shapes."""
 
 
 def _rebuild(base: type[Exception], args: tuple[Any, ...]) -> KwCellDefinitionError:

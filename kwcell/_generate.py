@@ -33,6 +33,7 @@ from ._reuse import shares_graphs
 from ._source import (
     FILL,
     ZERO,
+    computed_weight_keys,
     no_source_reason,
     parsable_source,
     rewrite_bprop,
@@ -344,6 +345,8 @@ def generate(
     check_construct(spec)
     # construct storing state on self for bprop: PYNATIVE only, whatever the bprop's form
     state = state_on_self(cls, construct, bprop) if construct_self and bprop_self and not function else []
+    # a weight dict keyed by Parameters bprop computes: PYNATIVE only, whatever the bprop's form
+    state += computed_weight_keys(cls, bprop) if bprop_self and not function else []
     if passes_through(spec):
         if warn:
             for _, note in state:

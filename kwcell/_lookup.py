@@ -428,11 +428,21 @@ def _for_graph(obj: Any) -> None:
         if missing is not None:
             raise NameError(missing)
         _NAMES_DEFINED.add(bprop)
+    if isinstance(bprop, types.FunctionType) and getattr(obj, "internal_params", None):
+        computed = _COMPUTED_KEYS.get(bprop)
+        if computed is None:
+            from ._source import computed_weight_keys
+
+            computed = _COMPUTED_KEYS[bprop] = tuple(n for _, n in computed_weight_keys(type(obj), bprop))
+        if computed:
+            raise RuntimeError(computed[0])
 
 
 # bprops whose every global name was defined when a graph first compiled them (a name the
 # module defines later is seen at the next compile; one it defined stays defined)
 _NAMES_DEFINED: weakref.WeakSet[Any] = weakref.WeakSet()
+# bprop -> its computed-weight-key messages (kwcell._weightdicts), read once per function
+_COMPUTED_KEYS: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
 
 
 def graph_recursion(obj: Any) -> str | None:

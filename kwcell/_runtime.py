@@ -28,14 +28,22 @@ from mindspore import Parameter, Tensor, ops
 from mindspore.common import dtype as mstype
 from mindspore.ops import HyperMap, MultitypeFuncGraph, constexpr
 
-from ._errors import GRAPH, PYNATIVE, GradientCountError, KwCellWarning, contract_message
+from ._errors import (
+    GRAPH,
+    PYNATIVE,
+    GradientCountError,
+    GradientShapeError,
+    KwCellWarning,
+    contract_message,
+)
 from ._validate import mindspore_errors
 
 __all__ = ["WeightKeys", "graph_fill", "graph_zero", "in_graph", "normalize", "normalize_pynative", "zero"]
 
 #: For each weight a core takes: the names its gradient can be returned under (``#<i>`` and
-#: every ``self.<path>``), its dtype and its shape (``_cell._weight_keys`` builds them).
-WeightKeys = tuple[tuple[tuple[str, ...], Any, tuple[int, ...]], ...]
+#: every ``self.<path>``), its dtype, its shape and how messages name it (``self.b (Parameter
+#: 'b')``; ``_cell._weight_keys`` builds them).
+WeightKeys = tuple[tuple[tuple[str, ...], Any, tuple[int, ...], str], ...]
 
 # One primitive instance for every zero kwcell generates. ``ops.zeros_like`` (a function) in
 # a generated bprop breaks GRAPH_MODE compilation when the cell's construct calls
@@ -379,20 +387,61 @@ def _weight_part(
         for key in grads:
             if _weight_of(key, weights, weight_keys) == i:
                 grad = grads[key]
-        result = result + (_weight_grad(grad, weights[i], weight_keys[i][1], weight_keys[i][2]),)  # noqa: RUF005 - graph-parsed
+        result = result + (_weight_grad(grad, weights[i], weight_keys[i], where),)  # noqa: RUF005 - graph-parsed
     return result
 
 
-def _weight_grad(grad: Any, weight: Any, dtype: Any, shape: Any) -> Any:
-    """A weight's gradient in its Parameter's ``dtype`` (a cell run in fp16 computes its
-    gradients in fp16, and a graph refuses to sum a Parameter's gradients of mixed dtypes);
-    zeros of its ``shape`` when bprop gives none (built from the shape, not from the weight:
-    a graph input read only by ``zeros_like`` is pruned, and MindSpore then fails)."""
+def _weight_grad(grad: Any, weight: Any, keys: Any, where: str) -> Any:
+    """A weight's gradient in its Parameter's dtype (a cell run in fp16 computes its
+    gradients in fp16, and a graph refuses to sum a Parameter's gradients of mixed dtypes) and
+    shape (:func:`_to_weight_shape`); zeros of its shape when bprop gives none (built from the
+    shape, not from the weight: a graph input read only by ``zeros_like`` is pruned, and
+    MindSpore then fails). ``keys`` is the weight's entry of ``WeightKeys``."""
     if grad is None:
-        return None if weight is None else _ZEROS(shape, dtype)
-    if isinstance(grad, Tensor) and grad.dtype != dtype:
-        return F.cast(grad, dtype)
+        return None if weight is None else _ZEROS(keys[2], keys[1])
+    if isinstance(grad, Tensor):
+        if grad.dtype != keys[1]:
+            grad = F.cast(grad, keys[1])
+        return _to_weight_shape(grad, keys[2], keys[3], where)
     return grad
+
+
+_REDUCE_SUM = ops.ReduceSum(keep_dims=False)
+
+
+def _to_weight_shape(grad: Any, shape: Any, label: str, where: str) -> Any:
+    """A weight's gradient of a shape the weight broadcasts to (a bias gradient left as
+    ``dout``), summed over the broadcast axes and reshaped to the weight's ``shape``, as
+    MindSpore's broadcasting bprops reduce theirs (``binop_grad_common``); any other shape is
+    an error naming the weight and both shapes. In PYNATIVE MindSpore sums such a gradient
+    itself (dropping the weight's own axes of length 1: (4,) for a (4, 1) weight); a graph
+    passes it on as it is, and fails later where it meets the weight's shape (MindSpore's
+    AddN, the optimizer). kwcell gives the weight's shape in every mode. A shape unknown when
+    compiling (dynamic) is passed on as it is."""
+    got = F.shape(grad)
+    if F.is_sequence_value_unknown(got):
+        return grad
+    axes = _sum_axes(got, shape, label, where)
+    if axes:
+        return F.reshape(_REDUCE_SUM(grad, axes), shape)
+    return grad
+
+
+@constexpr(check=False)
+def _sum_axes(got: Any, want: Any, label: str, where: str) -> tuple[int, ...]:
+    """The axes of a gradient of shape ``got`` to sum for a weight of shape ``want`` (``()``
+    for the weight's own shape): the leading axes ``want`` lacks and those where ``want`` has
+    1, when ``want`` broadcasts to ``got`` (MindSpore's own rule in PYNATIVE); else the error.
+    A ``constexpr``: the shapes are known when the graph is compiled, and so is the error."""
+    got, want = tuple(got), tuple(want)
+    lead = len(got) - len(want)
+    if lead < 0 or any(w not in (1, g) for w, g in zip(want, got[lead:], strict=True)):
+        raise GradientShapeError(
+            f"{where} returned a gradient of shape {got} for the weight {label}, of shape {want}: "
+            "a weight's gradient has the weight's shape, or a shape the weight broadcasts to (its "
+            f"broadcast axes are summed, as MindSpore sums them in PYNATIVE); return one of shape {want}"
+        )
+    return tuple(range(lead)) + tuple(lead + i for i, w in enumerate(want) if w == 1 and got[lead + i] != 1)
 
 
 def check_python_value(grads: Any, names: tuple[str, ...], where: str) -> None:

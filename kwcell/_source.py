@@ -32,6 +32,7 @@ from ._returns import SEQUENCE, VALUE, check_return, counted, element_kind, ends
 from ._selfstate import Source, attribute_reads, attribute_writes, state_notes
 from ._spec import CellSpec
 from ._validate import BY_POSITION, check_returned_literal, decorated_bprop
+from ._weightdicts import computed_key_notes, computed_keys
 
 __all__ = [
     "RewrittenBprop",
@@ -471,6 +472,17 @@ def state_on_self(
     )
 
 
+def computed_weight_keys(cls: type, bprop: Callable[..., Any]) -> list[tuple[int, str]]:
+    """The :func:`kwcell._weightdicts.computed_key_notes` of ``cls``'s ``bprop``: dicts it keys
+    by Parameters it computes (PYNATIVE only). ``[]`` without source."""
+    source = function_source(bprop)
+    if source is None:
+        return []
+    return computed_key_notes(
+        cls.__qualname__, computed_keys(source), bprop_from=_defined_elsewhere(cls, bprop)
+    )
+
+
 def _defined_elsewhere(cls: type, fn: Callable[..., Any]) -> str:
     """The class ``fn`` was defined in (from its ``__qualname__``), if it is not ``cls``."""
     owner = getattr(inspect.unwrap(fn), "__qualname__", "").rpartition(".")[0]
@@ -717,22 +729,50 @@ def attribute_path(node: ast.expr, self_name: str) -> str | None:
     return ".".join(["self", *reversed(parts)])
 
 
+def weight_key_path(node: ast.expr, self_name: str) -> str | None:
+    """The name a weight's dict key written as ``node`` is rewritten to for a graph: an
+    attribute of the cell (``"self.w"``), or an entry of its ``internal_params`` by a literal
+    index (``"self.internal_params[0]"``: a weight the cell does not hold, such as a shared
+    embedding); else ``None``."""
+    if isinstance(node, ast.Subscript):
+        index = node.slice
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+            index = index.operand
+            sign = -1
+        else:
+            sign = 1
+        if (
+            attribute_path(node.value, self_name) == "self.internal_params"
+            and isinstance(index, ast.Constant)
+            and type(index.value) is int
+        ):
+            return f"self.internal_params[{sign * index.value}]"
+        return None
+    return attribute_path(node, self_name)
+
+
 def _weight_key_replacements(
     fdef: ast.FunctionDef, self_name: str, text: _Text, replacements: list[tuple[int, int, str]]
 ) -> tuple[str, ...]:
     """Add to ``replacements`` the dict keys of ``fdef`` that name the cell's attributes
-    (``{self.w: gw}`` becomes ``{"self.w": gw}``) and give those names.
+    (``{self.w: gw}`` becomes ``{"self.w": gw}``) or entries of its ``internal_params``
+    (:func:`weight_key_path`) and give those names.
 
     Keys inside a return already replaced (a literal return made a full tuple) are left: such
     a return holds no weight dict.
     """
     taken = [(a, b) for a, b, _ in replacements]
     found: list[str] = []
+    dicts = _dict_variables(fdef)
     for node in ast.walk(fdef):
-        if not isinstance(node, ast.Dict):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in dicts:
+            keys: list[ast.expr | None] = [node.slice]  # grads[self.w] = gw, in a dict variable
+        elif isinstance(node, ast.Dict):
+            keys = list(node.keys)
+        else:
             continue
-        for key in node.keys:
-            path = attribute_path(key, self_name) if key is not None else None
+        for key in keys:
+            path = weight_key_path(key, self_name) if key is not None else None
             if path is None:
                 continue
             assert key is not None
@@ -743,6 +783,21 @@ def _weight_key_replacements(
             if path not in found:
                 found.append(path)
     return tuple(found)
+
+
+def _dict_variables(fdef: ast.FunctionDef) -> frozenset[str]:
+    """The names ``fdef`` assigns a dict display, a dict comprehension or ``dict(...)`` to."""
+    found: set[str] = set()
+    for node in ast.walk(fdef):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            value = node.value
+            is_dict = isinstance(value, (ast.Dict, ast.DictComp)) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
+            )
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if is_dict:
+                found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return frozenset(found)
 
 
 def _squash(text: str) -> str:

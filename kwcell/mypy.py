@@ -103,6 +103,7 @@ from ._validate import (
     needs_rewrite,
     passes_through,
 )
+from ._weightdicts import computed_key_notes, computed_keys
 
 __all__ = ["KWCELL_BPROP", "KwCellPlugin", "plugin"]
 
@@ -445,6 +446,7 @@ def _record(
             data[name]["decorated"] = fn.is_decorated
             data[name]["jit"] = id(fn) in _JITTED
             data[name]["reads"] = attribute_reads(text) if text is not None else {}
+            data[name]["computed_keys"] = computed_keys(text) if text is not None else []
         else:
             data[name]["writes"] = attribute_writes(text) if text is not None else {}
     init = _own_init(info.defn)
@@ -630,9 +632,14 @@ def check_class(
         report(str(exc), where, False)
         return
     # state construct stores on self for bprop (KW009), reported after the other notes
+    found = bprop_owner.metadata.get(_META, {}).get("bprop", {}).get("computed_keys", [])
+    bprop_from = "" if bprop_owner is info else _qualname(bprop_owner)
     state = [
         (note, Context(line=line) if bprop_owner is info else where)
-        for line, note in _state(info, construct_owner, bprop_owner, qualname)
+        for line, note in [
+            *_state(info, construct_owner, bprop_owner, qualname),
+            *computed_key_notes(qualname, [(int(f[0]), str(f[1])) for f in found], bprop_from=bprop_from),
+        ]
     ]
     if passes_through(spec):
         for note, place in state:  # otherwise left to MindSpore exactly as an nn.Cell

@@ -66,7 +66,13 @@ def _weight() -> Any:
 def test_weight_form_gives_the_weights_after_the_inputs() -> None:
     w = _weight()
     result = normalize(
-        ((g, None, None), {w: gw}), inputs(), NAMES, WHERE, False, (w,), ((("self.w",), ms.float32, W.shape),)
+        ((g, None, None), {w: gw}),
+        inputs(),
+        NAMES,
+        WHERE,
+        False,
+        (w,),
+        ((("self.w",), ms.float32, W.shape, "self.w"),),
     )
     assert values(result) == (G.tolist(), ZEROS.tolist(), 0, (W * 2).tolist())
 
@@ -74,7 +80,13 @@ def test_weight_form_gives_the_weights_after_the_inputs() -> None:
 def test_weight_form_with_inputs_by_name() -> None:
     w = _weight()
     result = normalize(
-        ({"w": g}, {w: gw}), inputs(), NAMES, WHERE, False, (w,), ((("self.w",), ms.float32, W.shape),)
+        ({"w": g}, {w: gw}),
+        inputs(),
+        NAMES,
+        WHERE,
+        False,
+        (w,),
+        ((("self.w",), ms.float32, W.shape, "self.w"),),
     )
     assert values(result) == (ZEROS.tolist(), G.tolist(), 0, (W * 2).tolist())
 
@@ -88,7 +100,7 @@ def test_dict_with_parameter_keys_gives_inputs_then_weights() -> None:
         WHERE,
         False,
         (v, w),
-        ((("self.v",), ms.float32, W.shape), (("self.w",), ms.float32, W.shape)),
+        ((("self.v",), ms.float32, W.shape, "self.v"), (("self.w",), ms.float32, W.shape, "self.w")),
     )
     assert values(result) == (G.tolist(), ZEROS.tolist(), 0, ZEROS.tolist(), (W * 2).tolist())
 

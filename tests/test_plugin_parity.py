@@ -285,6 +285,54 @@ class Cached(KwCell):
         assert self.scale is not None
         return {"x": w * self.scale * dout}
 """,
+    # a weight dict keyed by Parameters bprop computes (KW010): PYNATIVE only
+    "weight_dict_comprehension": """
+class LoHa(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = ms.Parameter(ms.Tensor([1.0]), name="a")
+        self.b = ms.Parameter(ms.Tensor([2.0]), name="b")
+        self.internal_params = [self.a, self.b]
+
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        return self.a * self.b * x
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> Any:
+        grads = (self.b * x * dout, self.a * x * dout)
+        return (self.a * self.b * dout,), {p: g for p, g in zip(self.internal_params, grads)}
+""",
+    "weight_dict_loop": """
+class Adapter(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = ms.Parameter(ms.Tensor([1.0]), name="a")
+        self.internal_params = [self.a]
+
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        return self.a * x
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> Any:
+        grads = {}
+        for p in self.internal_params:
+            grads[p] = x * dout
+        return (self.a * dout,), grads
+""",
+    # no report: keys written as attributes of the cell (kwcell rewrites them for graphs)
+    "weight_dict_attribute_keys": """
+class Adapter(KwCell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = ms.Parameter(ms.Tensor([1.0]), name="a")
+        self.internal_params = [self.a]
+
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        return self.a * x
+
+    def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> Any:
+        grads = {}
+        grads[self.a] = x * dout
+        return (self.a * dout,), grads
+""",
     "state_on_self_bprop_inherited": """
 class Base(KwCell):
     def bprop(self, x: ms.Tensor, out: ms.Tensor, dout: ms.Tensor) -> tuple[ms.Tensor]:

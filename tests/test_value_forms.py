@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import mindspore as ms
@@ -65,9 +66,19 @@ class DictBuiltInSteps(_Weighted):
         return (dx,), grads
 
 
-class DictComprehension(_Weighted):
-    def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
-        return (self.w * dout,), {p: x * dout for p in self.internal_params}
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", KwCellWarning)  # KW010: tested below
+
+    class DictComprehension(_Weighted):
+        def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
+            return (self.w * dout,), {p: x * dout for p in self.internal_params}
+
+    class DictInALoop(_Weighted):
+        def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
+            grads = {}
+            for p in self.internal_params:
+                grads[p] = x * dout
+            return (self.w * dout,), grads
 
 
 def test_the_weight_form_with_its_dict_in_a_variable_warns_nothing_at_class_creation() -> None:
@@ -77,39 +88,69 @@ def test_the_weight_form_with_its_dict_in_a_variable_warns_nothing_at_class_crea
         class Quiet(_Weighted):
             def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
                 g = {self.w: x * dout}
-                return (self.w * dout,), g
+                grads = {}
+                grads[self.w] = x * dout
+                return (self.w * dout,), g if self.training else grads
 
     assert Quiet().internal_params
 
 
-def test_the_weight_form_with_its_dict_in_a_variable(run: str) -> None:
-    """(input_grads, g) with g = {self.w: ...}: dx = w * dout, dw = x * dout in every mode
-    (graphs gave a 1-tuple dx and a zero weight gradient)."""
-    net = DictInAVariable()
+@pytest.mark.parametrize("cls", [DictInAVariable, DictBuiltInSteps], ids=["variable", "item-assignment"])
+def test_the_weight_form_with_its_dict_in_a_variable(run: str, cls: Any) -> None:
+    """(input_grads, g) with g = {self.w: ...}, or grads[self.w] = ... into an empty dict:
+    dx = w * dout, dw = x * dout in every mode (graphs gave a 1-tuple dx and a zero weight
+    gradient; the item assignment was MindSpore's dict_setitem error)."""
+    net = cls()
     dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
     np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
     np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
 
 
 @pytest.mark.parametrize(
-    ("cls", "graph_error"),
-    [(DictComprehension, "make_dict evaluator"), (DictBuiltInSteps, "dict_setitem evaluator")],
-    ids=["comprehension", "item-assignment"],
+    ("cls", "form"),
+    [
+        (DictComprehension, "a dict comprehension over the Parameters"),
+        (DictInALoop, "an item assignment keyed by p, a loop variable over the Parameters"),
+    ],
+    ids=["comprehension", "loop"],
 )
-def test_a_weight_dict_built_at_run_time_is_right_in_pynative_and_loud_in_graphs(
-    run: str, cls: Any, graph_error: str
+def test_a_weight_dict_keyed_by_computed_parameters_is_right_in_pynative_and_named_in_graphs(
+    run: str, cls: Any, form: str
 ) -> None:
     """A graph cannot key a dict by a Parameter it computes (MindSpore's dicts take constant
-    keys only): a dict display, ``{self.w: gw}``, is what graphs can take. A comprehension or
-    an item assignment is MindSpore's clear error there, never a zero gradient."""
+    keys only). PYNATIVE is right; a graph raises kwcell's error naming the class, the bprop
+    line and the form to write, before MindSpore's compiler (never a zero gradient)."""
     net = cls()
     if run == "pynative":
         dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
         np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
         np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
         return
-    with pytest.raises(RuntimeError, match=f"{graph_error} key only supports string"):
+    with pytest.raises(RuntimeError) as caught:
         _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
+    message = str(caught.value)
+    assert message.startswith(
+        f"{cls.__qualname__}.bprop keys its weight gradients by Parameters it computes (line "
+    )
+    assert f": {form}): that works in PYNATIVE only." in message
+    assert "{self.w1: g1, self.w2: g2}" in message and "grads[self.w1] = g1" in message
+
+
+def test_a_weight_dict_keyed_by_computed_parameters_warns_at_class_creation() -> None:
+    with pytest.warns(KwCellWarning) as caught:
+
+        class LoHa(_Weighted):
+            def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
+                grads = (x * dout,)
+                return (self.w * dout,), dict(zip(self.internal_params, grads))  # noqa: B905
+
+    lines = Path(__file__).read_text().splitlines()
+    line = 1 + next(i for i, text in enumerate(lines) if "dict(zip(self.internal_params, grads))" in text)
+    (warning,) = [w for w in caught if "keys its weight gradients" in str(w.message)]
+    assert str(warning.message).startswith(
+        "test_a_weight_dict_keyed_by_computed_parameters_warns_at_class_creation.<locals>.LoHa.bprop "
+        f"keys its weight gradients by Parameters it computes (line {line}: dict(...) of the Parameters)"
+    )
 
 
 # ---------------------------------------------------------------- None and dicts reaching a return
@@ -451,3 +492,39 @@ def test_a_positional_bprop_with_defaults_is_read_by_position(run: str, base: ty
         return cell(q, 3, None, 0.0).sum()
 
     np.testing.assert_allclose(_grad(run, f, Tensor(X)).asnumpy(), np.full_like(X, 3.0))
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        ("return (dout,), {p: g for p, g in zip(self.internal_params, gs)}", "a dict comprehension"),
+        (
+            "ps = self.internal_params\n    return (dout,), {p: g for p, g in zip(ps[1:], gs)}",
+            "a dict comprehension",
+        ),
+        ("return (dout,), dict(zip(self.trainable_params(), gs))", "dict(...)"),
+        (
+            "d = {}\n    for p in reversed(self.internal_params):\n"
+            "        d[p] = dout\n    return (dout,), d",
+            "an item",
+        ),
+        ("t = self.internal_params[0]\n    return {n: g for n, g in zip(('x',), (dout @ t,))}", None),
+        ("return {n: dout for n in ('x', 'y')}", None),
+        ("d = {}\n    d[self.w] = dout\n    return (dout,), d", None),
+    ],
+    ids=["comprehension", "alias-slice", "dict-zip", "loop", "one-parameter", "names", "attribute-key"],
+)
+def test_the_computed_weight_key_rule_reads_sequences_of_parameters_only(
+    body: str, found: str | None
+) -> None:
+    """The rule (kwcell._weightdicts) reports a dict keyed by what iterating the Parameters
+    gives, and nothing for keys that are constants, names or one Parameter by attribute."""
+    from kwcell._selfstate import Source
+    from kwcell._weightdicts import computed_keys
+
+    got = computed_keys(Source(f"def bprop(self, x, out, dout):\n    {body}\n", 10))
+    if found is None:
+        assert got == []
+    else:
+        ((_, form),) = got
+        assert form.startswith(found)

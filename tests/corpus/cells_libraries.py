@@ -1508,6 +1508,7 @@ CASES = [
         keyword=_rms_kw,
         expected=_rms_norm_2d_expected,
         expected_weights=_rms_norm_2d_weights,
+        train_weights=True,
         nn_fails=dict.fromkeys(_GRAPH_MODES, _PARAMETER_IN_BPROP),
     ),
     Case(
@@ -1520,6 +1521,7 @@ CASES = [
         keyword=_pl2d_kw,
         expected=lambda inputs, dout: (dout @ PL_W,),
         expected_weights=_parallel_linear_2d_weights,
+        train_weights=True,
         nn_fails=dict.fromkeys(_GRAPH_MODES, _PARAMETER_IN_BPROP),
     ),
     Case(

@@ -1292,6 +1292,7 @@ CASES = [
         keyword=_kw1,
         expected=lambda inputs, dout: (W3 * dout,),
         expected_weights=lambda inputs, dout, cell: {"weight": inputs[0] * dout},
+        train_weights=True,
         nn_fails={mode: _PARAMETER_IN_BPROP for mode in _GRAPHS},
     ),
     Case(
@@ -1318,6 +1319,7 @@ CASES = [
         keyword=_kw2,
         expected=lambda inputs, dout: (2 * inputs[0], 2 * inputs[1]),
         expected_weights=lambda inputs, dout, cell: {"z": np.zeros(1, np.float32)},
+        train_weights=True,
     ),
     Case(
         name="ms_nested_used_map",

@@ -1415,8 +1415,8 @@ LSQ_ALPHA = 1.0
 LSQ_QMAX = 7.0  # num_bits=4
 
 
-def _lsq_parts(x: Any) -> tuple[Any, Any, Any, Any]:
-    r = x / LSQ_ALPHA
+def _lsq_parts(x: Any, alpha: Any = LSQ_ALPHA) -> tuple[Any, Any, Any, Any]:
+    r = x / alpha
     quant = np.floor(np.clip(r, -1.0, 1.0) * LSQ_QMAX + 0.5) / LSQ_QMAX
     above, below = (r > 1.0).astype(np.float32), (r < -1.0).astype(np.float32)
     return r, quant, above, below
@@ -1428,7 +1428,8 @@ def _lsq_expected(inputs: Arrays, dout: Any) -> Arrays:
 
 
 def _lsq_expected_weights(inputs: Arrays, dout: Any, cell: Any) -> dict[str, Any]:
-    r, quant, above, below = _lsq_parts(inputs[0])
+    # alpha as the cell holds it now (train_weights moves it)
+    r, quant, above, below = _lsq_parts(inputs[0], cell._float_max.asnumpy()[0])
     inside = 1.0 - above - below
     g = (dout * (above - below + inside * (quant - r))).sum()
     return {cell._float_max.name: np.array([g], np.float32)}
@@ -1655,6 +1656,7 @@ CASES = [
         keyword=_kw_x,
         expected=_lsq_expected,
         expected_weights=_lsq_expected_weights,
+        train_weights=True,
         nn_fails=dict.fromkeys(_GRAPH_MODES, _PARAMETER_IN_BPROP),
     ),
     Case(

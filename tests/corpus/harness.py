@@ -22,7 +22,9 @@ outputs with integer entries, a bprop that calls ``self.construct``...). Each is
 - ``outer``: GRAPH_MODE, the cell called from an outer cell's ``construct``;
 - ``jit``: PYNATIVE, the gradient taken inside an ``@ms.jit`` function (a training step);
 - ``train``: three SGD steps (PYNATIVE and GRAPH_MODE) of a Parameter that scales the first
-  input, through the cell's bprop, against the same steps computed with ``expected``;
+  input, through the cell's bprop, against the same steps computed with ``expected``; for a
+  case with ``train_weights``, also three ``TrainOneStepCell`` SGD steps of the cell's own
+  weights against the same steps computed with ``expected_weights``;
 - ``twice``: GRAPH_MODE, one instance called twice in one graph (once by each call form).
 
 The variants: ``nn`` (the body on ``nn.Cell``, called positionally: what the project runs
@@ -75,6 +77,10 @@ class Case:
     forward_graph: bool = False
     # weights the bprop gives gradients for: name -> expected(inputs, dout, cell) numpy array
     expected_weights: Callable[[Arrays, Any, Any], dict[str, Any]] | None = None
+    # the train mode also trains the cell's own weights (those ``expected_weights`` names) for
+    # three SGD steps, against numpy's steps: ``expected_weights`` then reads the weights'
+    # current values from ``cell`` (its Parameters hold each step's values), not constants
+    train_weights: bool = False
     # mode -> why: where the public cell is not right on nn.Cell (a MindSpore limit; the test
     # checks that nn.Cell still fails there), and where KwCell matches that limit (only where
     # nn.Cell fails too: kwcell may match MindSpore's bug, never add one)
@@ -231,7 +237,13 @@ class _Twice(nn.Cell):
 
 
 def _weights(cell: Any) -> Any:
-    return ParameterTuple(cell.trainable_params())
+    """The cell's trainable Parameters, then those its ``internal_params`` lists that it does
+    not hold (a weight from outside the cell, such as a shared embedding)."""
+    found = list(cell.trainable_params())
+    for p in getattr(cell, "internal_params", None) or ():
+        if isinstance(p, Parameter) and p.requires_grad and not any(p is q for q in found):
+            found.append(p)
+    return ParameterTuple(found)
 
 
 def _require_gradients(case: Case, result: Any) -> None:
@@ -329,14 +341,20 @@ class _Scaled(nn.Cell):
         return self.fn(tensors[0] * self.p, *tensors[1:])
 
 
-def train(case: Case, variant: str, graph: bool, steps: int = 3, lr: float = 0.05) -> Any:
-    """``p`` after ``steps`` SGD steps of ``sum(out * dout)`` through the cell's bprop."""
+def _training(case: Case, variant: str, graph: bool) -> tuple[Arrays, Any, tuple[int, ...], list[Any], Any]:
+    """What a training run starts from: the inputs, the sensitivities, the Tensor inputs'
+    positions and values, and a new instance of the cell (the mode set)."""
     inputs = case.inputs()
     s = _sens(douts(case, inputs))
     positions = tensor_positions(inputs)
     tensors = [Tensor(inputs[p]) for p in positions]
     ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE)
-    cell = cell_class(case, variant)(**case.init())
+    return inputs, s, positions, tensors, cell_class(case, variant)(**case.init())
+
+
+def train(case: Case, variant: str, graph: bool, steps: int = 3, lr: float = 0.05) -> Any:
+    """``p`` after ``steps`` SGD steps of ``sum(out * dout)`` through the cell's bprop."""
+    inputs, s, positions, tensors, cell = _training(case, variant, graph)
     net = _Scaled(_graph_function(case, variant, cell, inputs, s), cell, inputs[positions[0]].shape)
     opt = nn.SGD([net.p], learning_rate=lr)
     step = nn.TrainOneStepCell(net, opt)
@@ -362,3 +380,38 @@ def expected_train(case: Case, steps: int = 3, lr: float = 0.05) -> Any:
             else p - lr * np.broadcast_to(dx * x, p.shape)
         )
     return p
+
+
+def train_weights(case: Case, variant: str, graph: bool, steps: int = 3, lr: float = 0.05) -> dict[str, Any]:
+    """The cell's weights after ``steps`` ``TrainOneStepCell`` SGD steps of ``head(out, dout)``
+    (the float inputs fixed), by name: the weights' gradients come from the cell's bprop."""
+    inputs, s, _, tensors, cell = _training(case, variant, graph)
+    weights = list(_weights(cell))
+    names = [w.name for w in weights]  # before the wrapper: as expected_weights names them
+    net = _Outer(_graph_function(case, variant, cell, inputs, s), cell)
+    step = nn.TrainOneStepCell(net, nn.SGD(weights, learning_rate=lr))
+    for _ in range(steps):
+        step(*tensors)
+    return {name: w.asnumpy() for name, w in zip(names, weights, strict=True)}
+
+
+def expected_train_weights(case: Case, steps: int = 3, lr: float = 0.05) -> dict[str, Any]:
+    """The same steps in numpy: each weight ``expected_weights`` names moves by ``-lr`` times
+    its gradient at the current weights (an nn.Cell instance of the body holds them)."""
+    assert case.expected_weights is not None, f"{case.name}: train_weights needs expected_weights"
+    inputs = case.inputs()
+    d = douts(case, inputs)
+    saved = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        cell = case.body(nn.Cell)(**case.init())
+        weights = {w.name: w for w in _weights(cell)}
+        for _ in range(steps):
+            grads = case.expected_weights(inputs, d, cell)
+            for name, g in grads.items():
+                w = weights[name]
+                new = w.asnumpy() - lr * np.asarray(g, np.float32).reshape(w.shape)
+                w.set_data(Tensor(new.astype(np.float32)))
+        return {name: weights[name].asnumpy() for name in grads}
+    finally:
+        ms.set_context(mode=saved)

@@ -11,9 +11,20 @@ from typing import Any
 
 import numpy as np
 import pytest
+from mindspore.common.api import _pynative_executor
 
 import tests.corpus
-from tests.corpus.harness import MODES, VARIANTS, Case, expected_grads, expected_train, run, train
+from tests.corpus.harness import (
+    MODES,
+    VARIANTS,
+    Case,
+    expected_grads,
+    expected_train,
+    expected_train_weights,
+    run,
+    train,
+    train_weights,
+)
 
 pytestmark = pytest.mark.corpus
 
@@ -57,6 +68,12 @@ def _check(case: Case, variant: str, mode: str) -> None:
         want = expected_train(case)
         for graph in (False, True):
             _close(case, train(case, variant, graph), want, f"p after 3 SGD steps (graph={graph})")
+        if case.train_weights:
+            want_w = expected_train_weights(case)
+            for graph in (False, True):
+                got = train_weights(case, variant, graph)
+                for name, w in want_w.items():
+                    _close(case, got[name], w, f"weight {name} after 3 SGD steps (graph={graph})")
         return
     dx, dw = run(case, variant, mode)
     want_dx, want_dw = expected_grads(case, mode)
@@ -75,8 +92,14 @@ def test_corpus_cell(case: Case, mode: str, variant: str) -> None:
     known = case.nn_fails if variant == "nn" else case.kw_fails
     if mode in known:
         assert mode in case.nn_fails, f"{case.name}: KwCell may fail only where nn.Cell fails"
-        with pytest.raises((RuntimeError, TypeError, ValueError, AssertionError)):
-            _check(case, variant, mode)
+        try:
+            with pytest.raises((RuntimeError, TypeError, ValueError, AssertionError)):
+                _check(case, variant, mode)
+        finally:
+            # MindSpore leaves its PyNative grad flag set when it raises inside a PYNATIVE
+            # gradient ("In no_grad context..."); the next test must not start from that state
+            # (a known issue: tests/test_weights.py::test_a_stale_pynative_grad_flag...)
+            _pynative_executor.set_grad_flag(False)
         return
     _check(case, variant, mode)
 
