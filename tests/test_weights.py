@@ -639,14 +639,14 @@ def _graph_gradients_after_mindspores_error(reset: bool) -> None:
             ms.grad(_Sum(_GradInConstruct()))(x)
         assert _pynative_executor.grad_flag()  # MindSpore's state after its error
         if reset:
-            _pynative_executor.set_grad_flag(False)
+            _pynative_executor.clear_res()
         ms.set_context(mode=ms.GRAPH_MODE)
         net = _Sum(_OneWeight())
         gx, (gw,) = ms.grad(net, 0, net.trainable_params())(x)
         np.testing.assert_allclose(gx.asnumpy(), [2.0, 3.0], rtol=1e-6)
         np.testing.assert_allclose(gw.asnumpy(), [0.5, -1.0], rtol=1e-6)
     finally:
-        _pynative_executor.set_grad_flag(False)
+        _pynative_executor.clear_res()
         ms.set_context(mode=saved)
 
 
@@ -662,5 +662,5 @@ def test_a_stale_pynative_grad_flag_breaks_a_weighted_kwcell_in_graphs() -> None
 
 
 def test_with_the_grad_flag_reset_the_weighted_kwcell_is_right_in_graphs() -> None:
-    """The workaround the known issue names: reset MindSpore's grad flag after its error."""
+    """The workaround the known issue names: clear MindSpore's PyNative state after its error."""
     _graph_gradients_after_mindspores_error(reset=True)
