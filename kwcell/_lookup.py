@@ -42,6 +42,7 @@ import re
 import sys
 import types
 import weakref
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from mindspore import nn
@@ -436,6 +437,16 @@ def _for_graph(obj: Any) -> None:
             computed = _COMPUTED_KEYS[bprop] = tuple(n for _, n in computed_weight_keys(type(obj), bprop))
         if computed:
             raise RuntimeError(computed[0])
+        from ._source import attribute_keys, helper_weight_message, self_calls
+
+        # a method bprop calls that keys a dict by a weight: parsed once per function, its
+        # method and its attributes looked up now (a later Net._grads = f, an attribute reset)
+        for name, call_line in _parsed_once(_SELF_CALLS, bprop, self_calls):
+            helper = _plain_method(type(obj), name)[1]
+            for path, key_line in _parsed_once(_ATTRIBUTE_KEYS, helper, attribute_keys) if helper else ():
+                if _is_weight(obj, path):
+                    message = helper_weight_message(type(obj).__qualname__, name, call_line, path, key_line)
+                    raise RuntimeError(message)
 
 
 # bprops whose every global name was defined when a graph first compiled them (a name the
@@ -443,6 +454,37 @@ def _for_graph(obj: Any) -> None:
 _NAMES_DEFINED: weakref.WeakSet[Any] = weakref.WeakSet()
 # bprop -> its computed-weight-key messages (kwcell._weightdicts), read once per function
 _COMPUTED_KEYS: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
+# function -> what the graph checks read of its source (kwcell._source.self_calls, attribute_keys)
+_SELF_CALLS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int], ...]] = weakref.WeakKeyDictionary()
+_ATTRIBUTE_KEYS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int], ...]] = weakref.WeakKeyDictionary()
+
+
+def _parsed_once(
+    cache: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int], ...]],
+    fn: Any,
+    read: Callable[[Any], tuple[tuple[str, int], ...]],
+) -> tuple[tuple[str, int], ...]:
+    found = cache.get(fn)
+    if found is None:
+        found = cache[fn] = read(fn)
+    return found
+
+
+def _is_weight(obj: Any, path: str) -> bool:
+    """Whether ``path`` (``"self.a.b"``, ``"self.internal_params[0]"``) reaches a Parameter of
+    ``obj`` now."""
+    from mindspore import Parameter
+
+    value: Any = obj
+    try:
+        for part in path.split(".")[1:]:
+            name, _, index = part.partition("[")
+            value = getattr(value, name)
+            if index:
+                value = value[int(index.rstrip("]"))]
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return False
+    return isinstance(value, Parameter)
 
 
 def graph_recursion(obj: Any) -> str | None:

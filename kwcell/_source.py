@@ -483,6 +483,62 @@ def computed_weight_keys(cls: type, bprop: Callable[..., Any]) -> list[tuple[int
     )
 
 
+def _parsed(fn: Callable[..., Any]) -> tuple[Source, ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
+    """``fn``'s source, its ``def`` and its first parameter's name; ``None`` without them."""
+    source = function_source(fn)
+    fdef = ast.parse(textwrap.dedent(source.text)).body[0] if source is not None else None
+    if source is None or not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fdef.args.args:
+        return None
+    return source, fdef, fdef.args.args[0].arg
+
+
+def self_calls(fn: Callable[..., Any]) -> tuple[tuple[str, int], ...]:
+    """The methods ``fn`` calls on its first parameter (``self._grads(x, dout)``), each with the
+    file line of the call."""
+    parsed = _parsed(fn)
+    if parsed is None:
+        return ()
+    source, fdef, self_name = parsed
+    return tuple(
+        (node.func.attr, source.first_line + node.lineno - 1)
+        for node in ast.walk(fdef)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == self_name
+    )
+
+
+def attribute_keys(fn: Callable[..., Any]) -> tuple[tuple[str, int], ...]:
+    """The dict keys in ``fn`` written as its cell's attributes (``{self.w: g}``, see
+    :func:`weight_key_path`), each with its file line: kwcell rewrites such keys for graphs in
+    a bprop's own text, not in the methods the bprop calls."""
+    parsed = _parsed(fn)
+    if parsed is None:
+        return ()
+    source, fdef, self_name = parsed
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(fdef):
+        for key in node.keys if isinstance(node, ast.Dict) else []:
+            path = weight_key_path(key, self_name) if key is not None else None
+            if path is not None and key is not None:
+                found.append((path, source.first_line + key.lineno - 1))
+    return tuple(found)
+
+
+def helper_weight_message(qualname: str, name: str, call_line: int, path: str, key_line: int) -> str:
+    """The error, in a graph, for a method bprop calls (:func:`self_calls`) that keys a dict by
+    a weight (:func:`attribute_keys`)."""
+    return (
+        f"{qualname}.bprop calls self.{name} (line {call_line}), which keys a weight gradient by "
+        f"{path} (line {key_line}): kwcell rewrites weight keys for graphs in bprop's own text, not "
+        "in the methods it calls, and a compiled graph (GRAPH_MODE, @ms.jit) cannot build a dict "
+        'keyed by a Parameter (MindSpore\'s "make_dict evaluator key only supports string, ..."). '
+        f"Build the dict in bprop: return the gradients from {name} and write {{{path}: ...}} in "
+        "bprop; PYNATIVE takes it as written"
+    )
+
+
 def _defined_elsewhere(cls: type, fn: Callable[..., Any]) -> str:
     """The class ``fn`` was defined in (from its ``__qualname__``), if it is not ``cls``."""
     owner = getattr(inspect.unwrap(fn), "__qualname__", "").rpartition(".")[0]
@@ -763,7 +819,7 @@ def _weight_key_replacements(
     """
     taken = [(a, b) for a, b, _ in replacements]
     found: list[str] = []
-    dicts = _dict_variables(fdef)
+    dicts = _dict_variables(fdef, self_name)
     for node in ast.walk(fdef):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in dicts:
             keys: list[ast.expr | None] = [node.slice]  # grads[self.w] = gw, in a dict variable
@@ -785,10 +841,19 @@ def _weight_key_replacements(
     return tuple(found)
 
 
-def _dict_variables(fdef: ast.FunctionDef) -> frozenset[str]:
-    """The names ``fdef`` assigns a dict display, a dict comprehension or ``dict(...)`` to."""
+def _dict_variables(fdef: ast.FunctionDef, self_name: str) -> frozenset[str]:
+    """The names ``fdef`` assigns a dict display, a dict comprehension or ``dict(...)`` to, or
+    assigns an item keyed by a weight (``grads[self.w] = gw``, whatever ``grads`` came from: a
+    Tensor is not indexed by a Parameter)."""
     found: set[str] = set()
     for node in ast.walk(fdef):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name)
+            and weight_key_path(node.slice, self_name) is not None
+        ):
+            found.add(node.value.id)
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             value = node.value
             is_dict = isinstance(value, (ast.Dict, ast.DictComp)) or (

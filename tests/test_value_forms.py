@@ -528,3 +528,57 @@ def test_the_computed_weight_key_rule_reads_sequences_of_parameters_only(
     else:
         ((_, form),) = got
         assert form.startswith(found)
+
+
+# ---------------------------------------------------------------- a weight dict built in a helper
+
+
+class DictFromAHelper(_Weighted):
+    def _weight_grads(self, x: Tensor, dout: Tensor) -> dict[Any, Tensor]:
+        return {self.w: x * dout}
+
+    def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
+        return (self.w * dout,), self._weight_grads(x, dout)
+
+
+class NamesFromAHelper(_Weighted):
+    """A helper keying by input name (a string): graphs take it."""
+
+    def _input_grads(self, dout: Tensor) -> dict[Any, Tensor]:
+        return {"x": self.w * dout}
+
+    def bprop(self, x: Tensor, out: Any, dout: Any) -> Any:
+        grads = self._input_grads(dout)
+        grads[self.w] = x * dout
+        return grads
+
+
+def test_a_weight_dict_built_in_a_helper_is_right_in_pynative_and_named_in_graphs(run: str) -> None:
+    """kwcell rewrites weight keys in bprop's own text only: a method bprop calls that writes
+    ``{self.w: g}`` is MindSpore's make_dict error in a graph, so kwcell raises first, naming the
+    class, the call, the key and the fix."""
+    net = DictFromAHelper()
+    if run == "pynative":
+        dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
+        np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
+        np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
+        return
+    lines = Path(__file__).read_text().splitlines()
+    key_line = 1 + next(i for i, t in enumerate(lines) if "return {self.w: x * dout}" in t)
+    call_line = 1 + next(i for i, t in enumerate(lines) if "self._weight_grads(x, dout)" in t)
+    with pytest.raises(RuntimeError) as caught:
+        _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
+    assert str(caught.value).startswith(
+        f"DictFromAHelper.bprop calls self._weight_grads (line {call_line}), which keys a weight gradient "
+        f"by self.w (line {key_line}): kwcell rewrites weight keys for graphs in bprop's own text"
+    )
+    assert "Build the dict in bprop: return the gradients from _weight_grads and write {self.w: ...}" in str(
+        caught.value
+    )
+
+
+def test_a_helper_keying_by_input_name_is_right_in_every_mode(run: str) -> None:
+    net = NamesFromAHelper()
+    dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
+    np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
+    np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
