@@ -81,6 +81,13 @@ with warnings.catch_warnings():
             return (self.w * dout,), grads
 
 
+def _assert_weighted_gradients(run: str, net: Any) -> None:
+    """dx = w * dout and dw = x * dout, for the cells on ``_Weighted`` (dout = ones)."""
+    dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
+    np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
+    np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
+
+
 def test_the_weight_form_with_its_dict_in_a_variable_warns_nothing_at_class_creation() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", KwCellWarning)
@@ -101,9 +108,7 @@ def test_the_weight_form_with_its_dict_in_a_variable(run: str, cls: Any) -> None
     dx = w * dout, dw = x * dout in every mode (graphs gave a 1-tuple dx and a zero weight
     gradient; the item assignment was MindSpore's dict_setitem error)."""
     net = cls()
-    dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
-    np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
-    np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
+    _assert_weighted_gradients(run, net)
 
 
 @pytest.mark.parametrize(
@@ -122,9 +127,7 @@ def test_a_weight_dict_keyed_by_computed_parameters_is_right_in_pynative_and_nam
     line and the form to write, before MindSpore's compiler (never a zero gradient)."""
     net = cls()
     if run == "pynative":
-        dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
-        np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
-        np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
+        _assert_weighted_gradients(run, net)
         return
     with pytest.raises(RuntimeError) as caught:
         _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
@@ -462,9 +465,7 @@ def test_bprop_star_args_gives_weight_gradients_in_every_mode(run: str) -> None:
     """MindSpore's bprop(self, *args) returning (input_grads, {self.w: gw}) (its own
     CustomNetWithParam test): graphs failed with make_dict's 'key only supports string'."""
     net = StarArgsWeights()
-    dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
-    np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
-    np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
+    _assert_weighted_gradients(run, net)
 
 
 def _attention(base: type) -> Any:
@@ -559,9 +560,7 @@ def test_a_weight_dict_built_in_a_helper_is_right_in_pynative_and_named_in_graph
     class, the call, the key and the fix."""
     net = DictFromAHelper()
     if run == "pynative":
-        dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
-        np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
-        np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
+        _assert_weighted_gradients(run, net)
         return
     lines = Path(__file__).read_text().splitlines()
     key_line = 1 + next(i for i, t in enumerate(lines) if "return {self.w: x * dout}" in t)
@@ -579,6 +578,4 @@ def test_a_weight_dict_built_in_a_helper_is_right_in_pynative_and_named_in_graph
 
 def test_a_helper_keying_by_input_name_is_right_in_every_mode(run: str) -> None:
     net = NamesFromAHelper()
-    dx, dw = _grad(run, net, Tensor(X), grad_position=0, weights=net.trainable_params())
-    np.testing.assert_allclose(_np(dx), W, rtol=1e-6)
-    np.testing.assert_allclose(_np(dw[0]), X, rtol=1e-6)
+    _assert_weighted_gradients(run, net)
