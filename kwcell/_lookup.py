@@ -43,7 +43,7 @@ import sys
 import types
 import weakref
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from mindspore import nn
 
@@ -124,6 +124,7 @@ SEEN = "_kwcell_seen"
 
 
 _UNSET: Any = object()
+_T = TypeVar("_T")
 
 
 def listing(obj: Any) -> Any:
@@ -430,14 +431,17 @@ def _for_graph(obj: Any) -> None:
             raise NameError(missing)
         _NAMES_DEFINED.add(bprop)
     if isinstance(bprop, types.FunctionType) and getattr(obj, "internal_params", None):
-        computed = _COMPUTED_KEYS.get(bprop)
-        if computed is None:
-            from ._source import computed_weight_keys
+        from ._source import (
+            attribute_keys,
+            computed_key_lines,
+            computed_weight_keys,
+            helper_weight_message,
+            self_calls,
+        )
 
-            computed = _COMPUTED_KEYS[bprop] = tuple(n for _, n in computed_weight_keys(type(obj), bprop))
-        if computed:
-            raise RuntimeError(computed[0])
-        from ._source import attribute_keys, helper_weight_message, self_calls
+        # parsed once per function; the message names the instance's class now
+        if _parsed_once(_COMPUTED_KEYS, bprop, computed_key_lines):
+            raise RuntimeError(computed_weight_keys(type(obj), bprop)[0][1])
 
         # a method bprop calls that keys a dict by a weight: parsed once per function, its
         # method and its attributes looked up now (a later Net._grads = f, an attribute reset)
@@ -452,18 +456,14 @@ def _for_graph(obj: Any) -> None:
 # bprops whose every global name was defined when a graph first compiled them (a name the
 # module defines later is seen at the next compile; one it defined stays defined)
 _NAMES_DEFINED: weakref.WeakSet[Any] = weakref.WeakSet()
-# bprop -> its computed-weight-key messages (kwcell._weightdicts), read once per function
-_COMPUTED_KEYS: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
-# function -> what the graph checks read of its source (kwcell._source.self_calls, attribute_keys)
+# function -> what the graph checks read of its source (kwcell._source.computed_key_lines,
+# self_calls, attribute_keys), each read once per function
+_COMPUTED_KEYS: weakref.WeakKeyDictionary[Any, tuple[tuple[int, str], ...]] = weakref.WeakKeyDictionary()
 _SELF_CALLS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int], ...]] = weakref.WeakKeyDictionary()
 _ATTRIBUTE_KEYS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int], ...]] = weakref.WeakKeyDictionary()
 
 
-def _parsed_once(
-    cache: weakref.WeakKeyDictionary[Any, tuple[tuple[str, int], ...]],
-    fn: Any,
-    read: Callable[[Any], tuple[tuple[str, int], ...]],
-) -> tuple[tuple[str, int], ...]:
+def _parsed_once(cache: weakref.WeakKeyDictionary[Any, _T], fn: Any, read: Callable[[Any], _T]) -> _T:
     found = cache.get(fn)
     if found is None:
         found = cache[fn] = read(fn)

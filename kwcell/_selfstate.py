@@ -23,7 +23,7 @@ import textwrap
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-__all__ = ["Source", "attribute_reads", "attribute_writes", "state_notes"]
+__all__ = ["Source", "attribute_reads", "attribute_writes", "first_parameter", "function_def", "state_notes"]
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -37,7 +37,8 @@ class Source:
     first_line: int
 
 
-def _function(source: Source) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def function_def(source: Source) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The ``def`` statement in ``source``, or ``None`` (not parsable, not a function)."""
     try:
         tree = ast.parse(textwrap.dedent(source.text))
     except SyntaxError:
@@ -46,7 +47,8 @@ def _function(source: Source) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
-def _self_name(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+def first_parameter(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The name of ``fn``'s first parameter (its ``self``), or ``None``."""
     params = [*fn.args.posonlyargs, *fn.args.args]
     return params[0].arg if params else None
 
@@ -97,8 +99,8 @@ def attribute_writes(source: Source) -> dict[str, int]:
     """The attributes a method sets on its ``self`` (``self.a = ...``, ``self.a += ...``,
     ``self.a, b = ...``, ``setattr(self, "a", ...)``), each with the file line of its first
     assignment; nested functions and classes are not the method's."""
-    fn = _function(source)
-    self_name = _self_name(fn) if fn is not None else None
+    fn = function_def(source)
+    self_name = first_parameter(fn) if fn is not None else None
     if fn is None or self_name is None:
         return {}
     found: dict[str, int] = {}
@@ -122,8 +124,8 @@ def attribute_writes(source: Source) -> dict[str, int]:
 def attribute_reads(source: Source) -> dict[str, int]:
     """The attributes a method reads from its ``self`` (``self.a``, ``getattr(self, "a")``),
     each with the file line of its first read (nested functions included: they read it too)."""
-    fn = _function(source)
-    self_name = _self_name(fn) if fn is not None else None
+    fn = function_def(source)
+    self_name = first_parameter(fn) if fn is not None else None
     if fn is None or self_name is None:
         return {}
     found: dict[str, int] = {}

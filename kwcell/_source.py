@@ -29,7 +29,7 @@ from typing import Any
 from ._codegen import AST_LOCK
 from ._lookup import super_reader
 from ._returns import SEQUENCE, VALUE, check_return, counted, element_kind, ends_of
-from ._selfstate import Source, attribute_reads, attribute_writes, state_notes
+from ._selfstate import Source, attribute_reads, attribute_writes, first_parameter, function_def, state_notes
 from ._spec import CellSpec
 from ._validate import BY_POSITION, check_returned_literal, decorated_bprop
 from ._weightdicts import computed_key_notes, computed_keys
@@ -475,21 +475,25 @@ def state_on_self(
 def computed_weight_keys(cls: type, bprop: Callable[..., Any]) -> list[tuple[int, str]]:
     """The :func:`kwcell._weightdicts.computed_key_notes` of ``cls``'s ``bprop``: dicts it keys
     by Parameters it computes (PYNATIVE only). ``[]`` without source."""
-    source = function_source(bprop)
-    if source is None:
-        return []
     return computed_key_notes(
-        cls.__qualname__, computed_keys(source), bprop_from=_defined_elsewhere(cls, bprop)
+        cls.__qualname__, computed_key_lines(bprop), bprop_from=_defined_elsewhere(cls, bprop)
     )
+
+
+def computed_key_lines(bprop: Callable[..., Any]) -> tuple[tuple[int, str], ...]:
+    """:func:`kwcell._weightdicts.computed_keys` of ``bprop``'s source (``()`` without one)."""
+    source = function_source(bprop)
+    return tuple(computed_keys(source)) if source is not None else ()
 
 
 def _parsed(fn: Callable[..., Any]) -> tuple[Source, ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
     """``fn``'s source, its ``def`` and its first parameter's name; ``None`` without them."""
     source = function_source(fn)
-    fdef = ast.parse(textwrap.dedent(source.text)).body[0] if source is not None else None
-    if source is None or not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fdef.args.args:
+    fdef = function_def(source) if source is not None else None
+    self_name = first_parameter(fdef) if fdef is not None else None
+    if source is None or fdef is None or self_name is None:
         return None
-    return source, fdef, fdef.args.args[0].arg
+    return source, fdef, self_name
 
 
 def self_calls(fn: Callable[..., Any]) -> tuple[tuple[str, int], ...]:

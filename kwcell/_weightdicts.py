@@ -18,10 +18,9 @@ Python, from the source's ``ast``: no MindSpore.
 from __future__ import annotations
 
 import ast
-import textwrap
 from collections.abc import Iterable
 
-from ._selfstate import Source
+from ._selfstate import Source, function_def
 
 __all__ = ["computed_key_notes", "computed_keys"]
 
@@ -109,12 +108,8 @@ def _computed_keys(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int
 def computed_keys(source: Source) -> list[tuple[int, str]]:
     """``(file line, form)`` for each dict the bprop in ``source`` keys by Parameters it
     computes (the module docstring's forms)."""
-    try:
-        tree = ast.parse(textwrap.dedent(source.text))
-    except SyntaxError:
-        return []
-    fn = tree.body[0] if tree.body else None
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    fn = function_def(source)
+    if fn is None:
         return []
     return [(source.first_line + line - 1, form) for line, form in _computed_keys(fn)]
 
